@@ -1,0 +1,25 @@
+import { describeValue } from '../model/describeValue.js';
+import type { WorkerInfo } from '../model/types.js';
+import type { DiscoveryEvent, DiscoveryEventType } from './types.js';
+
+const TYPES: ReadonlySet<string> = new Set<DiscoveryEventType>(['worker-added', 'worker-updated', 'worker-dropped']);
+
+/**
+ * Builds a frozen {@link DiscoveryEvent}.
+ *
+ * @example
+ * discoveryEvent('worker-added', worker); // { type: 'worker-added', worker }
+ *
+ * @param type `'worker-added'`, `'worker-updated'` or `'worker-dropped'`.
+ * @param worker The worker concerned.
+ * @returns The event.
+ * @throws {TypeError} Naming the bad type.
+ */
+export function discoveryEvent(type: DiscoveryEventType, worker: WorkerInfo): DiscoveryEvent {
+  if (!TYPES.has(type)) {
+    throw new TypeError(
+      `Invalid discovery event type: ${describeValue(type)} (expected worker-added, worker-updated or worker-dropped)`,
+    );
+  }
+  return Object.freeze({ type, worker });
+}

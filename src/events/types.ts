@@ -1,0 +1,21 @@
+import type { WorkerInfo } from '../model/types.js';
+
+/** The three kinds of worker event. */
+export type DiscoveryEventType = 'worker-added' | 'worker-updated' | 'worker-dropped';
+
+/**
+ * One change to the set of known workers. Plain data: safe to
+ * `structuredClone`, `postMessage`, send over IPC or `JSON.stringify`.
+ *
+ * - `worker-added`: a worker became known (every subscription starts with
+ *   one per current worker).
+ * - `worker-updated`: a known worker's metadata really changed.
+ * - `worker-dropped`: a worker went away; `worker` is its last metadata.
+ */
+export interface DiscoveryEvent {
+  readonly type: DiscoveryEventType;
+  readonly worker: WorkerInfo;
+}
+
+/** The current workers by uid, as {@link toSnapshots} emits and {@link diffSnapshots} reads. */
+export type WorkerSnapshot = ReadonlyMap<string, WorkerInfo>;
