@@ -1,0 +1,84 @@
+/**
+ * Benchmark runner: `npm run bench -- [--suite core|local|all] [--workers N] [--json]`.
+ *
+ * Prints a readable table per suite; with `--json`, the last line of output
+ * is one JSON object per the issue contracts (for `--suite local`:
+ * `{"suite":"local","workers":N,"p50_us":…,"p99_us":…}`).
+ */
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+}
+
+const { values } = parseArgs({
+  options: {
+    suite: { type: 'string', default: 'all' },
+    workers: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+  allowPositionals: false,
+});
+
+const SUITES = ['core', 'local'] as const;
+type Suite = (typeof SUITES)[number];
+
+function usage(message: string): never {
+  process.stderr.write(`${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--json]\n`);
+  process.exit(2);
+}
+
+const suites: readonly Suite[] =
+  values.suite === 'all'
+    ? SUITES
+    : (SUITES as readonly string[]).includes(values.suite)
+      ? [values.suite as Suite]
+      : usage(`unknown suite: ${values.suite}`);
+const workersArg = values.workers === undefined ? undefined : Number(values.workers);
+if (workersArg !== undefined && !(Number.isSafeInteger(workersArg) && workersArg > 0)) {
+  usage(`--workers must be a positive integer, got ${values.workers}`);
+}
+
+function printTable(title: string, rows: readonly Row[]): void {
+  process.stdout.write(`\n${title}\n`);
+  const width = Math.max(...rows.map((r) => r.name.length));
+  for (const row of rows) {
+    const value = row.value >= 100 ? row.value.toFixed(0) : row.value.toPrecision(3);
+    process.stdout.write(`  ${row.name.padEnd(width)}  ${value.padStart(12)} ${row.unit}\n`);
+  }
+}
+
+async function runCore(): Promise<Record<string, unknown>> {
+  const { benchCodec } = await import('./core/codec.js');
+  const { benchDiffSnapshots } = await import('./core/diffSnapshots.js');
+  const diff = await benchDiffSnapshots({ workers: workersArg ?? 10_000, changedFraction: 0.01, snapshots: 500 });
+  printTable(`diffSnapshots: ${workersArg ?? 10_000} workers, 1 % changed per snapshot`, diff);
+  const codec = await benchCodec();
+  printTable('codec', codec);
+  const result: Record<string, unknown> = { suite: 'core', workers: workersArg ?? 10_000 };
+  for (const row of [...diff, ...codec]) result[`${row.name} (${row.unit})`] = Number(row.value.toPrecision(4));
+  return result;
+}
+
+async function runLocal(): Promise<Record<string, unknown>> {
+  const { benchLocal } = await import('./local/bench.js');
+  const workers = workersArg ?? 1_000;
+  const result = await benchLocal({ workers });
+  printTable(`local: add → event, ${workers} workers, publisher and subscriber in separate processes`, [
+    { name: 'p50', value: result.p50_us, unit: 'µs' },
+    { name: 'p99', value: result.p99_us, unit: 'µs' },
+    { name: 'subscriber CPU per event', value: result.cpu_us_per_event, unit: 'µs' },
+  ]);
+  return result;
+}
+
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+process.stdout.write(`woolrx bench on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}\n`);
+let last: Record<string, unknown> = {};
+for (const suite of suites) {
+  last = suite === 'core' ? await runCore() : await runLocal();
+}
+if (values.json) process.stdout.write(`${JSON.stringify(last)}\n`);
