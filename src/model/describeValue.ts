@@ -12,7 +12,7 @@ export function describeValue(value: unknown): string {
   else if (Number.isNaN(value)) text = 'NaN';
   else {
     try {
-      text = JSON.stringify(value) ?? String(value);
+      text = JSON.stringify(value) ?? Object.prototype.toString.call(value);
     } catch {
       text = Object.prototype.toString.call(value);
     }

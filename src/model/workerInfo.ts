@@ -23,7 +23,7 @@ function fail(field: string, value: unknown, expected: string): never {
 
 function toTags(tags: WorkerInfoInit['tags']): readonly string[] {
   if (tags === undefined) return Object.freeze([]);
-  if (typeof tags === 'string' || tags === null || typeof (tags as Iterable<string>)[Symbol.iterator] !== 'function') {
+  if (typeof tags === 'string' || tags === null || typeof (tags)[Symbol.iterator] !== 'function') {
     fail('tags', tags, 'an iterable of strings');
   }
   const set = new Set<string>();

@@ -19,7 +19,7 @@ function short(value: unknown): string {
     return `Map{${[...value.values()].map(short).join('; ')}}`;
   }
   if (typeof value === 'object' && value !== null && 'type' in value && 'worker' in value) {
-    const event = value as { type: unknown; worker: unknown };
+    const event = value;
     return `${String(event.type)}(${short(event.worker)})`;
   }
   if (value instanceof Error) return `${value.name}: ${value.message}`;

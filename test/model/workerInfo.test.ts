@@ -14,7 +14,7 @@ const base: WorkerInfoInit = {
 
 function rejects(overrides: Record<string, unknown>, pattern: RegExp): void {
   assert.throws(
-    () => workerInfo({ ...base, ...overrides } as WorkerInfoInit),
+    () => workerInfo({ ...base, ...overrides }),
     (error: unknown) => error instanceof TypeError && pattern.test(error.message),
   );
 }
