@@ -1,0 +1,6 @@
+import { publish } from './commands/publish.js';
+import { watch } from './commands/watch.js';
+import type { CliCommand } from './types.js';
+
+/** The `woolrx` commands, by name, in usage order. */
+export const commands: Readonly<Record<string, CliCommand>> = Object.freeze({ watch, publish });

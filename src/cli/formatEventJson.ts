@@ -1,0 +1,40 @@
+import type { DiscoveryEvent } from '../events/types.js';
+
+/**
+ * Renders an event as one NDJSON line (without the newline), fields in a
+ * fixed order whatever object the backend handed over:
+ * `{"type":…,"worker":{"uid","address","pid","version","tags","extra","secure","options"}}`.
+ *
+ * @example
+ * formatEventJson(discoveryEvent('worker-added', worker));
+ * // '{"type":"worker-added","worker":{"uid":"6f1d…","address":"127.0.0.1:50051",…}}'
+ *
+ * @param event The event.
+ * @returns One line of JSON.
+ */
+export function formatEventJson(event: DiscoveryEvent): string {
+  const { worker } = event;
+  const { options } = worker;
+  return JSON.stringify({
+    type: event.type,
+    worker: {
+      uid: worker.uid,
+      address: worker.address,
+      pid: worker.pid,
+      version: worker.version,
+      tags: [...worker.tags],
+      extra: Object.fromEntries(Object.entries(worker.extra)),
+      secure: worker.secure,
+      options: {
+        maxReceiveMessageLength: options.maxReceiveMessageLength,
+        maxSendMessageLength: options.maxSendMessageLength,
+        keepaliveTimeMs: options.keepaliveTimeMs,
+        keepaliveTimeoutMs: options.keepaliveTimeoutMs,
+        keepalivePermitWithoutCalls: options.keepalivePermitWithoutCalls,
+        maxPingsWithoutData: options.maxPingsWithoutData,
+        maxConcurrentStreams: options.maxConcurrentStreams,
+        compression: options.compression,
+      },
+    },
+  });
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+/**
+ * The `woolrx` executable: wires the process (argv, stdio, SIGINT/SIGTERM,
+ * exit status) to {@link runCli}. A second signal exits at once.
+ * @packageDocumentation
+ */
+import { runCli } from './runCli.js';
+
+const controller = new AbortController();
+let signals = 0;
+const onSignal = (signal: NodeJS.Signals): void => {
+  signals += 1;
+  if (signals > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
+  controller.abort();
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
+  (code) => {
+    process.exitCode = code;
+    // Everything is released by now; should a backend still hold the event
+    // loop, do not hang the shell.
+    setTimeout(() => process.exit(code), 2000).unref();
+  },
+  (error: unknown) => {
+    process.stderr.write(`woolrx: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

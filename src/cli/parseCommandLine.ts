@@ -1,0 +1,138 @@
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { backends as defaultBackends } from './backends.js';
+import { commands as defaultCommands } from './commands.js';
+import { commonFlags } from './commonFlags.js';
+import type { CliBackend, CliCommand, CliFlags, CliValues, CommandLine } from './types.js';
+import { UsageError } from './UsageError.js';
+
+/** The commands and backends the CLI knows; tests may pass their own. */
+export interface CliRegistry {
+  readonly commands: Readonly<Record<string, CliCommand>>;
+  readonly backends: Readonly<Record<string, CliBackend>>;
+}
+
+const DEFAULT_BACKEND = 'local';
+
+function toParseArgsOptions(flags: CliFlags): NonNullable<ParseArgsConfig['options']> {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const [name, flag] of Object.entries(flags)) {
+    options[name] = {
+      type: flag.type,
+      ...(flag.short === undefined ? {} : { short: flag.short }),
+      ...(flag.multiple === true ? { multiple: true } : {}),
+    };
+  }
+  return options;
+}
+
+/** node:util's messages, made one line and free of hints about positionals we refuse anyway. */
+function parseArgsMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code } = error as NodeJS.ErrnoException;
+  const quoted = /'([^']*)'/.exec(error.message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted !== undefined) return `unknown option ${quoted}`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted !== undefined) {
+    return `unexpected argument ${JSON.stringify(quoted)}`;
+  }
+  return error.message.replace(/\s*\n\s*/g, ' ');
+}
+
+function has(record: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(record, key);
+}
+
+/**
+ * Interprets `woolrx`'s arguments (without `node` and the script): the
+ * command word first, then its flags, the common ones (`--namespace`,
+ * `--backend`, `--help`) and those of the chosen backend. Pure: touches
+ * no backend, prints nothing.
+ *
+ * @example
+ * parseCommandLine(['watch', '--namespace', 'pool', '--json']);
+ * // { kind: 'run', command: watch, backendName: 'local', namespace: 'pool', values: {...} }
+ * parseCommandLine(['--version']); // { kind: 'version' }
+ *
+ * @param argv The arguments.
+ * @param registry The known commands and backends.
+ * @returns Help, version, or a command to run with its validated values.
+ * @throws {UsageError} For an unknown command or flag, a missing value or
+ * required flag, an unknown backend, or a flag of another backend.
+ * @throws {TypeError} From the command's own validation (e.g. a bad uid).
+ */
+export function parseCommandLine(
+  argv: readonly string[],
+  registry: CliRegistry = { commands: defaultCommands, backends: defaultBackends },
+): CommandLine {
+  const [first, ...rest] = argv;
+  if (first === undefined) throw new UsageError('missing command');
+  if (first === '-h' || first === '--help') {
+    if (rest.length > 0) throw new UsageError(`unexpected argument after ${first}: ${JSON.stringify(rest[0])}`);
+    return { kind: 'help' };
+  }
+  if (first === '-V' || first === '--version') {
+    if (rest.length > 0) throw new UsageError(`unexpected argument after ${first}: ${JSON.stringify(rest[0])}`);
+    return { kind: 'version' };
+  }
+  if (first === 'help') {
+    if (rest.length === 0) return { kind: 'help' };
+    const name = rest[0] ?? '';
+    if (rest.length > 1 || !has(registry.commands, name)) {
+      throw new UsageError(`unknown command ${JSON.stringify(rest.join(' '))}`);
+    }
+    return { kind: 'help', command: registry.commands[name] as CliCommand };
+  }
+  if (first.startsWith('-')) throw new UsageError(`expected a command before ${JSON.stringify(first)}`);
+  if (!has(registry.commands, first)) throw new UsageError(`unknown command ${JSON.stringify(first)}`);
+  const command = registry.commands[first] as CliCommand;
+
+  // Every backend's flags parse; those of a backend not chosen are refused below.
+  const backendFlagOwner = new Map<string, string>();
+  const allFlags: Record<string, CliFlags[string]> = { ...commonFlags, ...command.flags };
+  for (const [backendName, backend] of Object.entries(registry.backends)) {
+    for (const [flagName, flag] of Object.entries(backend.flags)) {
+      if (!has(allFlags, flagName)) {
+        allFlags[flagName] = flag;
+        backendFlagOwner.set(flagName, backendName);
+      }
+    }
+  }
+
+  let values: CliValues;
+  try {
+    ({ values } = parseArgs({
+      args: [...rest],
+      options: toParseArgsOptions(allFlags),
+      strict: true,
+      allowPositionals: false,
+    }) as { values: CliValues });
+  } catch (error) {
+    if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command };
+    throw new UsageError(parseArgsMessage(error), command);
+  }
+  if (values['help'] === true) return { kind: 'help', command };
+
+  const backendName = typeof values['backend'] === 'string' ? values['backend'] : DEFAULT_BACKEND;
+  if (!has(registry.backends, backendName)) {
+    const known = Object.keys(registry.backends).join(', ');
+    throw new UsageError(`unknown backend ${JSON.stringify(backendName)} (known: ${known})`, command);
+  }
+  const backend = registry.backends[backendName] as CliBackend;
+  for (const [flagName, owner] of backendFlagOwner) {
+    if (values[flagName] !== undefined && !has(backend.flags, flagName)) {
+      throw new UsageError(`--${flagName} is an option of --backend ${owner}, not ${backendName}`, command);
+    }
+  }
+
+  const namespace = values['namespace'];
+  if (typeof namespace !== 'string') throw new UsageError('missing --namespace', command);
+  try {
+    command.validate?.(values);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof TypeError) {
+      throw new UsageError(error.message, command);
+    }
+    throw error;
+  }
+  return { kind: 'run', command, backendName, backend, namespace, values };
+}

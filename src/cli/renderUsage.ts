@@ -1,0 +1,77 @@
+import { backends as defaultBackends } from './backends.js';
+import { commands as defaultCommands } from './commands.js';
+import { commonFlags } from './commonFlags.js';
+import type { CliRegistry } from './parseCommandLine.js';
+import type { CliCommand, CliFlags } from './types.js';
+
+function flagRows(flags: CliFlags): [string, string][] {
+  return Object.entries(flags).map(([name, flag]) => {
+    const short = flag.short === undefined ? '    ' : `-${flag.short}, `;
+    const value = flag.type === 'string' ? ` ${flag.valueName ?? 'VALUE'}` : '';
+    const repeat = flag.multiple === true ? ' (repeatable)' : '';
+    return [`${short}--${name}${value}`, `${flag.description}${repeat}`];
+  });
+}
+
+function table(rows: readonly (readonly [string, string])[]): string[] {
+  const width = Math.max(0, ...rows.map(([left]) => left.length));
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`.trimEnd());
+}
+
+/**
+ * The usage text of `woolrx`, or of one command: synopsis, flags (the
+ * command's, the common ones, each backend's). Ends with a newline.
+ *
+ * @example
+ * renderUsage(); // 'Usage: woolrx <command> [options]\n...'
+ * renderUsage(commands.watch); // 'Usage: woolrx watch --namespace NS [--json] [options]\n...'
+ *
+ * @param command The command; the overview when absent.
+ * @param registry The known commands and backends.
+ * @returns The text.
+ */
+export function renderUsage(
+  command?: CliCommand,
+  registry: CliRegistry = { commands: defaultCommands, backends: defaultBackends },
+): string {
+  const lines: string[] = [];
+  const backendRows = Object.entries(registry.backends).map(
+    ([name, backend]) => [name, backend.summary] as [string, string],
+  );
+  if (command === undefined) {
+    lines.push(
+      'Usage: woolrx <command> [options]',
+      '       woolrx <command> --help',
+      '',
+      'Worker discovery, wire-compatible with wool.',
+      '',
+      'Commands:',
+      ...table(Object.values(registry.commands).map((c) => [c.name, c.summary] as [string, string])),
+      '',
+      'Options:',
+      ...table([
+        ['-h, --help', 'Show this help'],
+        ['-V, --version', "Print woolrx's version"],
+      ]),
+      '',
+      'Backends (--backend NAME):',
+      ...table(backendRows),
+    );
+  } else {
+    lines.push(
+      `Usage: woolrx ${command.name} ${command.synopsis}`,
+      '',
+      command.summary,
+      '',
+      'Options:',
+      ...table([...flagRows(command.flags), ...flagRows(commonFlags)]),
+    );
+    for (const [name, backend] of Object.entries(registry.backends)) {
+      const rows = flagRows(backend.flags);
+      if (rows.length === 0) continue;
+      lines.push('', `Options of --backend ${name}:`, ...table(rows));
+    }
+  }
+  lines.push('', 'Exit status: 0 on success or interruption (SIGINT/SIGTERM), 1 on failure, 2 on bad arguments.');
+  return `${lines.join('\n')}\n`;
+}

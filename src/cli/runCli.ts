@@ -1,0 +1,90 @@
+import type { Discovery } from '../discovery/types.js';
+import { packageVersion } from './packageVersion.js';
+import { parseCommandLine } from './parseCommandLine.js';
+import type { CliRegistry } from './parseCommandLine.js';
+import { renderUsage } from './renderUsage.js';
+import type { CliIo, CommandLine } from './types.js';
+import { UsageError } from './UsageError.js';
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Runs `woolrx` with the given arguments and streams; resolves with the
+ * exit status: 0 on success or interruption, 1 on a runtime failure, 2 on
+ * bad arguments (one line naming the problem, then the usage, on stderr).
+ *
+ * A command runs until `io.signal` aborts. If stdout fails with `EPIPE`
+ * (the reader went away, e.g. `| head -1`) the command stops quietly and
+ * the status is 0. The error listener stays on `io.stdout`, so a late
+ * `EPIPE` cannot crash the process.
+ *
+ * @example
+ * const code = await runCli(['watch', '-n', 'pool', '--json'], { stdout, stderr, signal });
+ *
+ * @param argv The arguments, without `node` and the script.
+ * @param io Where to write and what stops the command.
+ * @param registry The known commands and backends (for tests).
+ * @returns The exit status.
+ */
+export async function runCli(argv: readonly string[], io: CliIo, registry?: CliRegistry): Promise<number> {
+  const { stdout, stderr } = io;
+  const usageFailure = (error: UsageError): number => {
+    const prefix = error.command === undefined ? 'woolrx' : `woolrx ${error.command.name}`;
+    stderr.write(`${prefix}: ${error.message}\n\n${renderUsage(error.command, registry)}`);
+    return 2;
+  };
+
+  let line: CommandLine;
+  try {
+    line = parseCommandLine(argv, registry);
+  } catch (error) {
+    if (error instanceof UsageError) return usageFailure(error);
+    throw error;
+  }
+  if (line.kind === 'help') {
+    stdout.write(renderUsage(line.command, registry));
+    return 0;
+  }
+  if (line.kind === 'version') {
+    stdout.write(`${packageVersion}\n`);
+    return 0;
+  }
+
+  const { command, backend, namespace, values } = line;
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  if (io.signal.aborted) stop();
+  io.signal.addEventListener('abort', stop, { once: true });
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') stderr.write(`woolrx ${command.name}: stdout: ${error.message}\n`);
+    stop();
+  });
+  try {
+    return await command.run({
+      stdout,
+      stderr,
+      signal: controller.signal,
+      ...(io.now === undefined ? {} : { now: io.now }),
+      values,
+      namespace,
+      discovery: async (): Promise<Discovery> => {
+        try {
+          return await backend.create(namespace, values);
+        } catch (error) {
+          if (error instanceof UsageError || error instanceof TypeError) {
+            throw new UsageError(error.message, command);
+          }
+          throw error;
+        }
+      },
+    });
+  } catch (error) {
+    if (error instanceof UsageError) return usageFailure(error);
+    stderr.write(`woolrx ${command.name}: ${message(error)}\n`);
+    return 1;
+  } finally {
+    io.signal.removeEventListener('abort', stop);
+  }
+}

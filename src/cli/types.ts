@@ -1,0 +1,90 @@
+import type { Discovery } from '../discovery/types.js';
+
+/** One command-line flag, as the CLI declares it (and documents it in usage). */
+export interface CliFlag {
+  /** `'string'` takes a value; `'boolean'` is a switch. */
+  readonly type: 'string' | 'boolean';
+  /** A one-letter alias (`-n`). */
+  readonly short?: string;
+  /** May be given more than once; the values are collected in order. */
+  readonly multiple?: boolean;
+  /** How the value is shown in usage (`NS`, `HOST:PORT`). */
+  readonly valueName?: string;
+  /** One line for the usage text. */
+  readonly description: string;
+}
+
+/** Flags by long name (without the leading `--`). */
+export type CliFlags = Readonly<Record<string, CliFlag>>;
+
+/** Parsed flag values by long name: a string, a boolean, or a list for `multiple` flags. */
+export type CliValues = Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
+
+/**
+ * A `--backend` choice: its own flags (valid only with it) and a factory.
+ * Adding a backend to the CLI is one entry in {@link backends}.
+ */
+export interface CliBackend {
+  /** One line for the usage text. */
+  readonly summary: string;
+  /** Flags this backend accepts, e.g. `--endpoints` for etcd. */
+  readonly flags: CliFlags;
+  /**
+   * Builds the discovery for a namespace from the parsed flags (the
+   * backend's own and the common ones). Throws a {@link UsageError} or a
+   * `TypeError` for a bad flag value or namespace.
+   */
+  readonly create: (namespace: string, values: CliValues) => Discovery | Promise<Discovery>;
+}
+
+/** Where a command writes, and what tells it to stop. */
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  /** Aborted on SIGINT/SIGTERM (or when stdout goes away). */
+  readonly signal: AbortSignal;
+  /** The wall clock, for timestamps in readable output. */
+  readonly now?: () => Date;
+}
+
+/** What a command receives once its arguments are valid. */
+export interface CommandContext extends CliIo {
+  /** The command's parsed flag values. */
+  readonly values: CliValues;
+  /** The namespace (`--namespace`). */
+  readonly namespace: string;
+  /** Builds the discovery for the chosen backend (lazily: a command may fail first). */
+  readonly discovery: () => Promise<Discovery>;
+}
+
+/** One `woolrx <command>`. */
+export interface CliCommand {
+  /** The command word. */
+  readonly name: string;
+  /** One line for the usage text. */
+  readonly summary: string;
+  /** The synopsis after `woolrx <name>`. */
+  readonly synopsis: string;
+  /** The command's own flags (besides the common and backend ones). */
+  readonly flags: CliFlags;
+  /**
+   * Checks the parsed values before any backend is touched; throws a
+   * {@link UsageError} (or a `TypeError`) for bad arguments.
+   */
+  readonly validate?: (values: CliValues) => void;
+  /** Runs the command to completion; resolves with the exit code. */
+  readonly run: (context: CommandContext) => Promise<number>;
+}
+
+/** What {@link parseCommandLine} makes of an argument vector. */
+export type CommandLine =
+  | { readonly kind: 'help'; readonly command?: CliCommand }
+  | { readonly kind: 'version' }
+  | {
+      readonly kind: 'run';
+      readonly command: CliCommand;
+      readonly backendName: string;
+      readonly backend: CliBackend;
+      readonly namespace: string;
+      readonly values: CliValues;
+    };
