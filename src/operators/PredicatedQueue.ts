@@ -52,6 +52,12 @@ const acceptAll = (): boolean => true;
  * to at most one taker, the earliest-subscribed taker whose predicate
  * accepts it. The reactive replacement for wool's `PredicatedQueue`.
  *
+ * ```
+ * tryPut:              -a-B---C----d--
+ * take(isUpper, 2):    ^--B---(C|)         (a is lower case: it stays queued)
+ * take(any):           ----------(a|)      (subscribed at 10: a was kept for it)
+ * ```
+ *
  * Take from it with {@link predicatedTake}: `queue.pipe(predicatedTake(p, n))`
  * is a cold Observable; each subscription is a *taker* that receives up to
  * `n` items matching `p` (queued ones first, oldest first, then new ones as
@@ -70,8 +76,9 @@ const acceptAll = (): boolean => true;
  *   item or the taker arrives. A predicate that throws errors its own taker;
  *   the item stays for the others.
  * - Re-entrancy is safe: a taker's callbacks may put items, subscribe or
- *   unsubscribe takers, remove items or close the queue; those changes are
- *   applied after the current delivery returns, in order.
+ *   unsubscribe takers, remove items or close the queue. The state changes
+ *   at once, but deliveries it causes wait until the current callback
+ *   returns, then follow the rules above (no nested, out-of-order `next`).
  * - `close()` ends the input: buffered items remain takeable, takers that can
  *   no longer be satisfied complete. `error(err)` fails the queue: buffered
  *   items are discarded and every taker errors with `err`.
