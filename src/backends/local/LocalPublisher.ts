@@ -1,0 +1,252 @@
+import { unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Subject } from 'rxjs';
+import { encodeWorker } from '../../codec/encodeWorker.js';
+import type { DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
+import { CapacityExhaustedError } from '../../errors/CapacityExhaustedError.js';
+import { PublisherClosedError } from '../../errors/PublisherClosedError.js';
+import { WoolrxError } from '../../errors/WoolrxError.js';
+import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';
+import type { DiscoveryEventType } from '../../events/types.js';
+import { describeValue } from '../../model/describeValue.js';
+import type { WorkerInfo } from '../../model/types.js';
+import { workerInfo } from '../../model/workerInfo.js';
+import { acquireNamespaceLock } from './acquireNamespaceLock.js';
+import { blockName } from './blockName.js';
+import { cleanupNamespace, recordSegmentOwner } from './cleanupNamespace.js';
+import { findSlot } from './findSlot.js';
+import { FREE_SLOT, SLOT_SIZE } from './layout.js';
+import { SegmentFile } from './SegmentFile.js';
+import { touchNotify } from './touchNotify.js';
+import type { LocalNames, LocalSettings } from './types.js';
+import { uidBytes } from './uidBytes.js';
+import { writeBlock } from './writeBlock.js';
+
+const TYPES: ReadonlySet<string> = new Set<DiscoveryEventType>(['worker-added', 'worker-updated', 'worker-dropped']);
+
+/** Thrown inside a critical section when the segment has no `WLD1` header yet. */
+class NotReady extends Error {}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/**
+ * Publishes workers into a local namespace. Made by
+ * {@link localDiscovery}'s `publisher()`; see the contract in
+ * {@link WorkerPublisher}.
+ *
+ * Each publish takes the namespace lock, re-opens the segment if its name
+ * now points elsewhere, reads the slot table, writes the block and slot, and
+ * releases the lock — all synchronously — then touches the notification
+ * file. Operations of one publisher run one at a time, in call order.
+ * @internal
+ */
+export class LocalPublisher implements WorkerPublisher {
+  readonly namespace: string;
+  readonly #names: LocalNames;
+  readonly #settings: LocalSettings;
+  readonly #diagnostics: Subject<DiscoveryDiagnostic>;
+  readonly #registered = new Set<string>();
+  #segment: SegmentFile | undefined;
+  #table: Buffer = Buffer.alloc(0);
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  /**
+   * @param names The namespace's names.
+   * @param settings Resolved options.
+   * @param diagnostics Where to report what is not an error of the caller.
+   */
+  constructor(names: LocalNames, settings: LocalSettings, diagnostics: Subject<DiscoveryDiagnostic>) {
+    this.namespace = names.namespace;
+    this.#names = names;
+    this.#settings = settings;
+    this.#diagnostics = diagnostics;
+  }
+
+  /** `true` once `close()` has been called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Publishes one change; see {@link WorkerPublisher.publish}.
+   * @param type What happened to the worker.
+   * @param worker The worker's metadata.
+   * @returns Resolves once the change is in shared memory and subscribers were notified.
+   */
+  async publish(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
+    if (this.#closed) throw new PublisherClosedError(this.namespace);
+    if (!TYPES.has(type)) {
+      throw new TypeError(
+        `Invalid discovery event type: ${describeValue(type)} (expected worker-added, worker-updated or worker-dropped)`,
+      );
+    }
+    const valid = workerInfo(worker);
+    const payload = type === 'worker-dropped' ? undefined : encodeWorker(valid);
+    return this.#enqueue(() =>
+      this.#locked((segment) => this.#apply(segment, type, valid, payload), type === 'worker-added'),
+    );
+  }
+
+  /**
+   * Withdraws every worker this publisher registered (slots zeroed, blocks
+   * unlinked), then, if the namespace is left empty, removes what woolrx
+   * created for it. Idempotent.
+   * @returns Resolves once done.
+   */
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#closing ??= this.#enqueue(async () => {
+      if (this.#registered.size > 0 || this.#segment !== undefined) {
+        await this.#locked((segment) => {
+          let changed = false;
+          if (segment !== undefined) {
+            for (const uid of this.#registered) changed = this.#withdraw(segment, uid) || changed;
+          }
+          this.#registered.clear();
+          if (changed) touchNotify(this.#names);
+          this.#segment?.close();
+          this.#segment = undefined;
+          cleanupNamespace(this.#names);
+          return false;
+        }, false);
+      }
+    });
+    return this.#closing;
+  }
+
+  /** Same as `close()`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(task);
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * Runs `section` under the namespace lock with the current segment
+   * (created when `create` and missing), retrying while the segment is not
+   * ready, then touches the notification file if `section` changed anything.
+   */
+  async #locked(section: (segment: SegmentFile | undefined) => boolean, create = true): Promise<void> {
+    const deadline = performance.now() + this.#settings.lockTimeout;
+    for (;;) {
+      const release = await acquireNamespaceLock({ ...this.#names, ...this.#settings });
+      let changed = false;
+      let notReady = false;
+      try {
+        changed = section(this.#currentSegment(create));
+      } catch (error) {
+        if (!(error instanceof NotReady)) throw error;
+        notReady = true;
+      } finally {
+        release();
+      }
+      if (notReady) {
+        if (performance.now() >= deadline) {
+          throw new WoolrxError(
+            'WOOLRX_SEGMENT_NOT_READY',
+            `Segment ${this.#names.segmentPath} of namespace ${JSON.stringify(this.namespace)} has no WLD1 header after ${this.#settings.lockTimeout} ms`,
+          );
+        }
+        await sleep(2);
+        continue;
+      }
+      if (changed) touchNotify(this.#names);
+      return;
+    }
+  }
+
+  /** The segment the name points at now (under the lock); `NotReady` while its header is missing. */
+  #currentSegment(create: boolean): SegmentFile | undefined {
+    const path = this.#names.segmentPath;
+    if (this.#segment !== undefined && !this.#segment.isAt(path)) {
+      this.#segment.close();
+      this.#segment = undefined;
+    }
+    if (this.#segment === undefined) {
+      let segment = SegmentFile.open(path, true);
+      if (segment === undefined && create) {
+        segment = SegmentFile.create(path, this.#settings.capacity);
+        if (segment !== undefined) recordSegmentOwner(this.#names, segment.ino);
+        else segment = SegmentFile.open(path, true);
+      }
+      this.#segment = segment;
+    }
+    if (this.#segment === undefined) return undefined;
+    const capacity = this.#segment.capacity();
+    // Not ready (a creator is still writing the header): retry outside the lock.
+    if (capacity === undefined) throw new NotReady();
+    if (this.#table.length < SLOT_SIZE * capacity) this.#table = Buffer.alloc(SLOT_SIZE * capacity);
+    this.#segment.readTable(this.#table, capacity);
+    return this.#segment;
+  }
+
+  #apply(segment: SegmentFile | undefined, type: DiscoveryEventType, worker: WorkerInfo, payload: Uint8Array | undefined): boolean {
+    const uid = worker.uid;
+    if (type === 'worker-dropped') {
+      const changed = segment !== undefined && this.#withdraw(segment, uid);
+      this.#registered.delete(uid);
+      return changed;
+    }
+    if (payload === undefined) throw new WorkerNotFoundError(uid, this.namespace);
+    if (segment === undefined) {
+      if (type === 'worker-updated') throw new WorkerNotFoundError(uid, this.namespace);
+      throw new NotReady(); // unlinked between create and open: retry
+    }
+    const capacity = segment.capacity() ?? 0;
+    const length = SLOT_SIZE * capacity;
+    const bytes = uidBytes(uid);
+    const path = join(this.#names.shmDir, blockName(uid));
+    const slot = findSlot(this.#table, length, bytes);
+    if (slot >= 0) {
+      writeBlock(path, payload, this.#settings.blockSize, uid, false);
+      if (type === 'worker-added') this.#registered.add(uid);
+      return true;
+    }
+    if (type === 'worker-updated') throw new WorkerNotFoundError(uid, this.namespace);
+    const free = findSlot(this.#table, length, FREE_SLOT);
+    if (free < 0) throw new CapacityExhaustedError(capacity, this.namespace);
+    writeBlock(path, payload, this.#settings.blockSize, uid, true);
+    try {
+      segment.writeSlot(free, bytes);
+    } catch (error) {
+      unlinkQuietly(path);
+      throw error;
+    }
+    this.#registered.add(uid);
+    return true;
+  }
+
+  /** Frees the worker's slot and unlinks its block; `false` if it was not registered. */
+  #withdraw(segment: SegmentFile, uid: string): boolean {
+    const capacity = segment.capacity() ?? 0;
+    const slot = findSlot(this.#table, SLOT_SIZE * capacity, uidBytes(uid));
+    if (slot < 0) return false;
+    segment.writeSlot(slot, FREE_SLOT);
+    this.#table.fill(0, slot * SLOT_SIZE, slot * SLOT_SIZE + SLOT_SIZE);
+    try {
+      unlinkQuietly(join(this.#names.shmDir, blockName(uid)));
+    } catch (error) {
+      this.#diagnostics.next({
+        kind: 'warning',
+        namespace: this.namespace,
+        uid,
+        message: `Could not unlink the block of worker ${uid}`,
+        error,
+      });
+    }
+    return true;
+  }
+}

@@ -1,0 +1,563 @@
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import type { Subject } from 'rxjs';
+import { decodeWorker } from '../../codec/decodeWorker.js';
+import type { DiscoveryDiagnostic } from '../../discovery/types.js';
+import { discoveryEvent } from '../../events/discoveryEvent.js';
+import type { DiscoveryEvent } from '../../events/types.js';
+import { sameWorker } from '../../model/sameWorker.js';
+import type { WorkerInfo } from '../../model/types.js';
+import { acquireNamespaceLock, tryNamespaceLock } from './acquireNamespaceLock.js';
+import { blockName } from './blockName.js';
+import { cleanupNamespace } from './cleanupNamespace.js';
+import { findSlot } from './findSlot.js';
+import { FREE_SLOT, LENGTH_PREFIX, SLOT_SIZE } from './layout.js';
+import { SegmentFile } from './SegmentFile.js';
+import { slotUid } from './slotUid.js';
+import { ensureNotifyDir, touchNotify } from './touchNotify.js';
+import type { LocalNames, LocalSettings } from './types.js';
+import { uidBytes } from './uidBytes.js';
+
+/** Block descriptors one subscription keeps open; beyond, blocks are opened per read. */
+const MAX_OPEN_BLOCKS = 4096;
+/** Slot-table regions at most this large are compared slot by slot. */
+const LEAF_BYTES = 256;
+
+/** What a subscription knows about one uid found in the slot table. */
+interface Entry {
+  readonly uid: string;
+  readonly name: string;
+  readonly path: string;
+  /** Slots holding this uid (normally 1). */
+  slots: number;
+  fd: number | undefined;
+  size: number;
+  /** Last stable record bytes read (length prefix included). */
+  bytes: Buffer | undefined;
+  /** Whether `bytes` decoded to `worker`. */
+  ok: boolean;
+  /** Last metadata emitted; `undefined` until `worker-added`. */
+  worker: WorkerInfo | undefined;
+  /** Bytes last reported as malformed, not to report them twice. */
+  reported: Buffer | undefined;
+  /** Added in the current scan (its pid gets checked right away). */
+  fresh: boolean;
+}
+
+type ReadResult = Buffer | 'missing' | 'empty' | 'torn' | 'bad-length';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * One subscription to a local namespace: watches, scans, emits.
+ *
+ * Finding what changed costs what changed, not what exists:
+ * - the slot table is read in one positioned read and compared with the
+ *   previous one by bisection (native `memcmp`), so only changed slots are
+ *   looked at;
+ * - `/dev/shm` is watched: a woolrx publisher's block writes name the block
+ *   that changed, so only that block is read (twice, to reject a torn read),
+ *   compared byte for byte with the last bytes seen, and decoded only if it
+ *   differs;
+ * - a notification whose marker did not change comes from wool (which writes
+ *   blocks through mmap, invisible to inotify): then, and on the fallback
+ *   poll, every known block is read and compared (still decoding only the
+ *   changed ones).
+ * @internal
+ */
+export class LocalSubscription {
+  readonly #names: LocalNames;
+  readonly #settings: LocalSettings;
+  readonly #diagnostics: Subject<DiscoveryDiagnostic>;
+  readonly #emit: (event: DiscoveryEvent) => void;
+  readonly #closed: () => boolean;
+
+  #stopped = false;
+  #segment: SegmentFile | undefined;
+  /** Slot table as last seen (16 * #slotsSeen bytes in use). */
+  #prev: Buffer = Buffer.alloc(0);
+  #cur: Buffer = Buffer.alloc(0);
+  #prevLength = 0;
+  #slotOwners: (Entry | undefined)[] = [];
+  readonly #entries = new Map<string, Entry>();
+  readonly #byName = new Map<string, Entry>();
+  readonly #pending = new Set<Entry>();
+  readonly #hinted = new Set<Entry>();
+  #openBlocks = 0;
+  #readA: Buffer = Buffer.alloc(1024);
+  #readB: Buffer = Buffer.alloc(1024);
+
+  #scheduled = false;
+  #fullCompare = true;
+  #notified = false;
+  #checkDir = false;
+  #marker = '';
+  #lastSweep = 0;
+  #reclaiming = false;
+
+  #shmWatcher: FSWatcher | undefined;
+  #dirWatcher: FSWatcher | undefined;
+  #dirIno = -1;
+  #poll: NodeJS.Timeout | undefined;
+
+  /**
+   * @param names The namespace's names.
+   * @param settings Resolved options.
+   * @param diagnostics Where malformed blocks and recoveries are reported.
+   * @param emit Receives each event.
+   * @param closed Tells whether the consumer has gone (stop emitting).
+   */
+  constructor(
+    names: LocalNames,
+    settings: LocalSettings,
+    diagnostics: Subject<DiscoveryDiagnostic>,
+    emit: (event: DiscoveryEvent) => void,
+    closed: () => boolean,
+  ) {
+    this.#names = names;
+    this.#settings = settings;
+    this.#diagnostics = diagnostics;
+    this.#emit = emit;
+    this.#closed = closed;
+  }
+
+  /** Starts watching and scans once, synchronously: the initial `worker-added` burst. */
+  start(): void {
+    this.#shmWatcher = watch(this.#names.shmDir, { persistent: true }, (type, filename) => this.#onShm(type, filename));
+    this.#shmWatcher.on('error', (error) => this.#warn('Watching /dev/shm failed; relying on the poll', error));
+    this.#watchDir();
+    this.#marker = this.#readMarker();
+    if (this.#settings.pollInterval > 0) {
+      this.#poll = setInterval(() => {
+        this.#fullCompare = true;
+        this.#checkDir = true;
+        this.#schedule();
+      }, this.#settings.pollInterval);
+    }
+    this.#scan();
+  }
+
+  /** Closes watchers, timer and descriptors; then cleans up the namespace if it is left empty. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#shmWatcher?.close();
+    this.#dirWatcher?.close();
+    if (this.#poll !== undefined) clearInterval(this.#poll);
+    for (const entry of this.#entries.values()) this.#closeBlock(entry);
+    this.#entries.clear();
+    this.#byName.clear();
+    this.#segment?.close();
+    this.#segment = undefined;
+    this.#cleanup();
+  }
+
+  #cleanup(): void {
+    const names = this.#names;
+    const settings = this.#settings;
+    const run = (release: () => void): void => {
+      try {
+        cleanupNamespace(names);
+      } catch (error) {
+        this.#warn('Cleaning up the namespace failed', error);
+      } finally {
+        release();
+      }
+    };
+    try {
+      const release = tryNamespaceLock({ ...names, ...settings });
+      if (release !== undefined) return run(release);
+    } catch (error) {
+      return this.#warn('Cleaning up the namespace failed', error);
+    }
+    // Busy: retry in the background, without keeping the process alive.
+    const timer = setTimeout(() => {
+      acquireNamespaceLock({ ...names, ...settings }).then(run, () => undefined);
+    }, 5);
+    timer.unref();
+  }
+
+  #watchDir(): void {
+    ensureNotifyDir(this.#names);
+    this.#dirWatcher?.close();
+    this.#dirIno = statSync(this.#names.notifyDir).ino;
+    this.#dirWatcher = watch(this.#names.notifyDir, { persistent: true }, (type, filename) => {
+      if (filename === 'notify') this.#notified = true;
+      else if (type === 'rename') this.#checkDir = true;
+      this.#schedule();
+    });
+    this.#dirWatcher.on('error', () => {
+      this.#checkDir = true;
+      this.#schedule();
+    });
+  }
+
+  #onShm(type: string, filename: string | Buffer | null): void {
+    if (filename === null) return;
+    const name = String(filename);
+    if (name === this.#names.segmentName) {
+      this.#schedule();
+      return;
+    }
+    const entry = this.#byName.get(name);
+    if (entry === undefined) return;
+    if (type === 'rename') this.#closeBlock(entry); // unlinked or re-created: reopen by name
+    this.#hinted.add(entry);
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#stopped) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#scan();
+    });
+  }
+
+  #readMarker(): string {
+    try {
+      return readFileSync(this.#names.notifyPath, 'latin1');
+    } catch {
+      return '';
+    }
+  }
+
+  #warn(message: string, error: unknown): void {
+    this.#diagnostics.next({ kind: 'warning', namespace: this.#names.namespace, message, error });
+  }
+
+  #send(type: DiscoveryEvent['type'], worker: WorkerInfo): void {
+    if (this.#stopped || this.#closed()) return;
+    this.#emit(discoveryEvent(type, worker));
+  }
+
+  #scan(): void {
+    if (this.#stopped) return;
+    try {
+      this.#scanOnce();
+    } catch (error) {
+      this.#warn(`Scanning namespace ${JSON.stringify(this.#names.namespace)} failed; retrying on the next change`, error);
+      this.#fullCompare = true;
+    }
+  }
+
+  #scanOnce(): void {
+    let full = this.#fullCompare;
+    this.#fullCompare = false;
+    if (this.#checkDir) {
+      this.#checkDir = false;
+      if (statSync(this.#names.notifyDir, { throwIfNoEntry: false })?.ino !== this.#dirIno) {
+        this.#watchDir();
+        full = true;
+      }
+    }
+    if (this.#notified) {
+      this.#notified = false;
+      const marker = this.#readMarker();
+      // Unchanged marker: not a woolrx publish (whose block writes we would
+      // have seen): wool writes through mmap, so look at every block.
+      if (marker === this.#marker) full = true;
+      this.#marker = marker;
+    }
+
+    // 1. The slot table: what was added or removed.
+    const path = this.#names.segmentPath;
+    if (this.#segment !== undefined && !this.#segment.isAt(path)) {
+      this.#segment.close();
+      this.#segment = undefined;
+      full = true;
+    }
+    this.#segment ??= SegmentFile.open(path, false);
+    const capacity = this.#segment?.capacity() ?? 0;
+    const length = SLOT_SIZE * capacity;
+    const span = Math.max(length, this.#prevLength);
+    if (this.#cur.length < span) {
+      const grown = Buffer.alloc(span);
+      this.#prev.copy(grown);
+      this.#prev = grown;
+      this.#cur = Buffer.alloc(span);
+      this.#slotOwners.length = span / SLOT_SIZE;
+    }
+    if (capacity > 0) this.#segment?.readTable(this.#cur, capacity);
+    this.#cur.fill(0, length, span);
+
+    const touched = new Set<Entry>();
+    const emptied: Entry[] = [];
+    this.#diffSlots(0, span, (slot) => {
+      const offset = slot * SLOT_SIZE;
+      const old = this.#slotOwners[slot];
+      if (old !== undefined) {
+        old.slots -= 1;
+        if (old.slots === 0) emptied.push(old);
+      }
+      if (this.#cur.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0) {
+        this.#slotOwners[slot] = undefined;
+        return;
+      }
+      const uid = slotUid(this.#cur, offset);
+      let entry = this.#entries.get(uid);
+      if (entry === undefined) {
+        const name = blockName(uid);
+        entry = {
+          uid,
+          name,
+          path: join(this.#names.shmDir, name),
+          slots: 0,
+          fd: undefined,
+          size: 0,
+          bytes: undefined,
+          ok: false,
+          worker: undefined,
+          reported: undefined,
+          fresh: true,
+        };
+        this.#entries.set(uid, entry);
+        this.#byName.set(name, entry);
+        touched.add(entry);
+      }
+      entry.slots += 1;
+      this.#slotOwners[slot] = entry;
+    });
+    const swap = this.#prev;
+    this.#prev = this.#cur;
+    this.#cur = swap;
+    this.#prevLength = length;
+
+    for (const entry of emptied) {
+      if (entry.slots === 0) this.#drop(entry);
+      if (this.#stopped) return;
+    }
+
+    // 2. The blocks: which of them changed.
+    if (full) for (const entry of this.#entries.values()) touched.add(entry);
+    for (const entry of this.#hinted) if (entry.slots > 0) touched.add(entry);
+    this.#hinted.clear();
+    for (const entry of this.#pending) if (entry.slots > 0) touched.add(entry);
+    this.#pending.clear();
+    for (const entry of touched) {
+      this.#refresh(entry);
+      if (this.#stopped) return;
+    }
+
+    // 3. Liveness: fresh workers now, everyone once per sweep period.
+    if (this.#settings.liveness) {
+      const now = performance.now();
+      const sweepAll = now - this.#lastSweep >= (this.#settings.pollInterval || 1000);
+      if (sweepAll) this.#lastSweep = now;
+      const dead: Entry[] = [];
+      const alive = new Map<number, boolean>();
+      for (const entry of sweepAll ? this.#entries.values() : touched) {
+        const worker = entry.worker;
+        const fresh = entry.fresh;
+        entry.fresh = false;
+        if (worker === undefined || worker.pid <= 0 || !(sweepAll || fresh)) continue;
+        let ok = alive.get(worker.pid);
+        if (ok === undefined) {
+          ok = isAlive(worker.pid);
+          alive.set(worker.pid, ok);
+        }
+        if (!ok) dead.push(entry);
+      }
+      if (dead.length > 0) this.#reclaim(dead);
+    }
+  }
+
+  /** Calls `changed` with each slot whose bytes differ between #prev and #cur in [start, end). */
+  #diffSlots(start: number, end: number, changed: (slot: number) => void): void {
+    if (end <= start || this.#cur.compare(this.#prev, start, end, start, end) === 0) return;
+    if (end - start <= LEAF_BYTES) {
+      for (let offset = start; offset < end; offset += SLOT_SIZE) {
+        if (this.#cur.compare(this.#prev, offset, offset + SLOT_SIZE, offset, offset + SLOT_SIZE) !== 0) {
+          changed(offset / SLOT_SIZE);
+        }
+      }
+      return;
+    }
+    const middle = start + Math.floor((end - start) / (2 * SLOT_SIZE)) * SLOT_SIZE;
+    this.#diffSlots(start, middle, changed);
+    this.#diffSlots(middle, end, changed);
+  }
+
+  #drop(entry: Entry): void {
+    this.#closeBlock(entry);
+    this.#entries.delete(entry.uid);
+    this.#byName.delete(entry.name);
+    this.#pending.delete(entry);
+    this.#hinted.delete(entry);
+    if (entry.worker !== undefined) this.#send('worker-dropped', entry.worker);
+  }
+
+  #closeBlock(entry: Entry): void {
+    if (entry.fd === undefined) return;
+    try {
+      closeSync(entry.fd);
+    } catch {
+      // Already closed.
+    }
+    entry.fd = undefined;
+    this.#openBlocks -= 1;
+  }
+
+  /** Re-reads one block; emits `worker-added`/`worker-updated` if it decodes to something new. */
+  #refresh(entry: Entry): void {
+    const record = this.#read(entry);
+    if (typeof record === 'string') {
+      this.#pending.add(entry);
+      if (record === 'bad-length') {
+        this.#malformed(entry, Buffer.from(this.#readA.subarray(0, LENGTH_PREFIX)), `its length prefix exceeds the ${entry.size}-byte block`);
+      }
+      return;
+    }
+    if (entry.bytes !== undefined && entry.bytes.equals(record)) {
+      if (!entry.ok) this.#pending.add(entry);
+      return;
+    }
+    entry.bytes = record;
+    entry.ok = false;
+    let worker: WorkerInfo;
+    try {
+      worker = decodeWorker(record.subarray(LENGTH_PREFIX));
+    } catch (error) {
+      this.#pending.add(entry);
+      this.#malformed(entry, record, error instanceof Error ? error.message : String(error), error);
+      return;
+    }
+    if (worker.uid !== entry.uid) {
+      this.#pending.add(entry);
+      this.#malformed(entry, record, `it holds worker ${worker.uid}`);
+      return;
+    }
+    entry.ok = true;
+    entry.reported = undefined;
+    const previous = entry.worker;
+    entry.worker = worker;
+    if (previous === undefined) this.#send('worker-added', worker);
+    else if (!sameWorker(previous, worker)) this.#send('worker-updated', worker);
+  }
+
+  #malformed(entry: Entry, bytes: Buffer, why: string, error?: unknown): void {
+    if (entry.reported?.equals(bytes) === true) return;
+    entry.reported = bytes;
+    this.#diagnostics.next({
+      kind: 'malformed-record',
+      namespace: this.#names.namespace,
+      uid: entry.uid,
+      message: `Skipped the block of worker ${entry.uid} (${entry.path}): ${why}; retrying on the next scan`,
+      ...(error === undefined ? {} : { error }),
+    });
+  }
+
+  /** Reads a block's record twice and returns it only if both reads agree. */
+  #read(entry: Entry): ReadResult {
+    let fd = entry.fd;
+    let transient = false;
+    if (fd === undefined) {
+      try {
+        fd = openSync(entry.path, constants.O_RDONLY);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+        throw error;
+      }
+      entry.size = fstatSync(fd).size;
+      if (this.#openBlocks < MAX_OPEN_BLOCKS) {
+        entry.fd = fd;
+        this.#openBlocks += 1;
+      } else {
+        transient = true;
+      }
+    }
+    try {
+      const size = entry.size;
+      if (this.#readA.length < size) {
+        this.#readA = Buffer.alloc(size);
+        this.#readB = Buffer.alloc(size);
+      }
+      const first = readSync(fd, this.#readA, 0, size, 0);
+      if (first < LENGTH_PREFIX) return 'empty';
+      const length = this.#readA.readUInt32LE(0);
+      if (length === 0) return 'empty';
+      const end = LENGTH_PREFIX + length;
+      if (end > first) return 'bad-length';
+      const second = readSync(fd, this.#readB, 0, end, 0);
+      if (second !== end || this.#readA.compare(this.#readB, 0, end, 0, end) !== 0) return 'torn';
+      return Buffer.from(this.#readA.subarray(0, end));
+    } finally {
+      if (transient) closeSync(fd);
+    }
+  }
+
+  /** Frees the slots and blocks of workers whose process is gone, under the lock, then notifies. */
+  #reclaim(dead: readonly Entry[]): void {
+    if (this.#reclaiming) return;
+    this.#reclaiming = true;
+    const names = this.#names;
+    const candidates = dead.map((entry) => ({ uid: entry.uid, path: entry.path, pid: entry.worker?.pid ?? 0 }));
+    acquireNamespaceLock({ ...names, ...this.#settings })
+      .then((release) => {
+        const reclaimed: typeof candidates = [];
+        try {
+          const segment = SegmentFile.open(names.segmentPath, true);
+          if (segment === undefined) return reclaimed;
+          try {
+            const capacity = segment.capacity();
+            if (capacity === undefined) return reclaimed;
+            const table = Buffer.alloc(SLOT_SIZE * capacity);
+            segment.readTable(table, capacity);
+            for (const candidate of candidates) {
+              const slot = findSlot(table, table.length, uidBytes(candidate.uid));
+              if (slot < 0 || this.#blockPid(candidate.path) !== candidate.pid || isAlive(candidate.pid)) continue;
+              segment.writeSlot(slot, FREE_SLOT);
+              try {
+                unlinkSync(candidate.path);
+              } catch {
+                // Already gone.
+              }
+              reclaimed.push(candidate);
+            }
+          } finally {
+            segment.close();
+          }
+          if (reclaimed.length > 0) touchNotify(names);
+        } finally {
+          release();
+        }
+        return reclaimed;
+      })
+      .then(
+        (reclaimed) => {
+          for (const { uid, pid } of reclaimed) {
+            this.#diagnostics.next({
+              kind: 'recovered',
+              namespace: names.namespace,
+              uid,
+              message: `Worker ${uid} is gone (pid ${pid} no longer exists); reclaimed its slot and block`,
+            });
+          }
+        },
+        (error: unknown) => this.#warn('Reclaiming the slots of dead workers failed; retrying on the next sweep', error),
+      )
+      .finally(() => {
+        this.#reclaiming = false;
+        this.#schedule();
+      });
+  }
+
+  /** The pid recorded in a block now, or -1. */
+  #blockPid(path: string): number {
+    try {
+      const bytes = readFileSync(path);
+      const length = bytes.readUInt32LE(0);
+      return decodeWorker(bytes.subarray(LENGTH_PREFIX, LENGTH_PREFIX + length)).pid;
+    } catch {
+      return -1;
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { HEADER_SIZE, MAGIC, SLOT_SIZE } from './layout.js';
+
+/**
+ * An open namespace segment (`/dev/shm/<short_hash(namespace)>`), read and
+ * written with positioned I/O on its file descriptor. wool's layout, byte
+ * for byte: `WLD1`, u32 LE capacity, 8 zero bytes, then `capacity` 16-byte
+ * slots.
+ *
+ * Why not mmap through shm-typed-array: its POSIX objects carry a hidden
+ * 8-byte size prefix before the user data, so neither its objects nor its
+ * view of wool's objects match the wire layout (see docs/backends/local.md).
+ * @internal
+ */
+export class SegmentFile {
+  /** The file descriptor. */
+  readonly fd: number;
+  /** Inode number: tells whether the name still points at this object. */
+  readonly ino: number;
+  #capacity: number | undefined;
+
+  private constructor(fd: number) {
+    this.fd = fd;
+    this.ino = fstatSync(fd).ino;
+  }
+
+  /**
+   * Opens an existing segment.
+   * @param path The segment's path.
+   * @param writable Open read-write (publishers) or read-only (subscribers).
+   * @returns The segment, or `undefined` if there is none.
+   */
+  static open(path: string, writable: boolean): SegmentFile | undefined {
+    try {
+      return new SegmentFile(openSync(path, writable ? constants.O_RDWR : constants.O_RDONLY));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Creates a segment exclusively: mode 0600, zero-filled, header written
+   * last so that nobody sees a ready segment before it is complete.
+   * @param path The segment's path.
+   * @param capacity Its number of slots.
+   * @returns The segment, or `undefined` if one already exists.
+   */
+  static create(path: string, capacity: number): SegmentFile | undefined {
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+      throw error;
+    }
+    try {
+      fchmodSync(fd, 0o600);
+      ftruncateSync(fd, HEADER_SIZE + SLOT_SIZE * capacity);
+      const header = Buffer.alloc(HEADER_SIZE);
+      header.writeUInt32LE(MAGIC, 0);
+      header.writeUInt32LE(capacity, 4);
+      writeSync(fd, header, 0, HEADER_SIZE, 0);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    return new SegmentFile(fd);
+  }
+
+  /**
+   * The capacity in the header, once the segment is ready: magic `WLD1`
+   * present and the object large enough for its slots.
+   * @returns The capacity, or `undefined` while not ready.
+   */
+  capacity(): number | undefined {
+    if (this.#capacity !== undefined) return this.#capacity;
+    const header = Buffer.alloc(HEADER_SIZE);
+    if (readSync(this.fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) return undefined;
+    if (header.readUInt32LE(0) !== MAGIC) return undefined;
+    const capacity = header.readUInt32LE(4);
+    if (capacity === 0 || fstatSync(this.fd).size < HEADER_SIZE + SLOT_SIZE * capacity) return undefined;
+    this.#capacity = capacity;
+    return capacity;
+  }
+
+  /**
+   * Reads every slot.
+   * @param into A buffer of at least `16 * capacity` bytes.
+   * @param capacity The ready capacity.
+   */
+  readTable(into: Buffer, capacity: number): void {
+    const length = SLOT_SIZE * capacity;
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.fd, into, done, length - done, HEADER_SIZE + done);
+      if (n === 0) {
+        into.fill(0, done, length);
+        return;
+      }
+      done += n;
+    }
+  }
+
+  /**
+   * Writes one slot.
+   * @param index The slot number.
+   * @param bytes 16 bytes: a UUID, or zeros to free it.
+   */
+  writeSlot(index: number, bytes: Buffer): void {
+    writeSync(this.fd, bytes, 0, SLOT_SIZE, HEADER_SIZE + SLOT_SIZE * index);
+  }
+
+  /**
+   * @param path The segment's path.
+   * @returns Whether `path` still names this object (not unlinked, not replaced).
+   */
+  isAt(path: string): boolean {
+    return statSync(path, { throwIfNoEntry: false })?.ino === this.ino;
+  }
+
+  /** Closes the descriptor. Idempotent. */
+  close(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Already closed.
+    }
+  }
+}

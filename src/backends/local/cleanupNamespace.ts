@@ -1,0 +1,77 @@
+import { readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { SegmentFile } from './SegmentFile.js';
+import { ensureNotifyDir } from './touchNotify.js';
+import type { LocalNames } from './types.js';
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/**
+ * Records that woolrx created the segment with this inode: only such
+ * segments are ever unlinked by woolrx (a wool-created one belongs to its
+ * wool owner). Call under the namespace lock.
+ * @param names The namespace's names.
+ * @param ino The new segment's inode.
+ * @internal
+ */
+export function recordSegmentOwner(names: LocalNames, ino: number): void {
+  ensureNotifyDir(names);
+  writeFileSync(names.ownerPath, String(ino), { mode: 0o600 });
+}
+
+function ownedIno(names: LocalNames): number | undefined {
+  try {
+    const ino = Number(readFileSync(names.ownerPath, 'latin1'));
+    return Number.isSafeInteger(ino) ? ino : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * "Last one out": called under the namespace lock by a leaving publisher or
+ * subscriber. Unlinks the segment if woolrx created it and no slot is taken;
+ * once there is no segment, removes the notification file, the owner record
+ * and the directory (if nothing else is in it). A segment holding workers,
+ * or created by wool, is left alone — so it is never pulled from under a
+ * peer that still has workers in it.
+ *
+ * @param names The namespace's names.
+ * @returns `true` if the segment was unlinked.
+ * @internal
+ */
+export function cleanupNamespace(names: LocalNames): boolean {
+  let unlinked = false;
+  const stat = statSync(names.segmentPath, { throwIfNoEntry: false });
+  if (stat !== undefined) {
+    if (ownedIno(names) !== stat.ino) return false;
+    const segment = SegmentFile.open(names.segmentPath, false);
+    if (segment === undefined) return false;
+    try {
+      const capacity = segment.capacity();
+      if (capacity === undefined || segment.ino !== stat.ino) return false;
+      const table = Buffer.alloc(16 * capacity);
+      segment.readTable(table, capacity);
+      for (let i = 0; i < table.length; i += 8) {
+        if (table.readBigUInt64LE(i) !== 0n) return false;
+      }
+    } finally {
+      segment.close();
+    }
+    unlinkQuietly(names.segmentPath);
+    unlinked = true;
+  }
+  unlinkQuietly(names.ownerPath);
+  unlinkQuietly(names.notifyPath);
+  try {
+    rmdirSync(names.notifyDir);
+  } catch {
+    // Not empty (someone else's file) or already gone: leave it.
+  }
+  return unlinked;
+}

@@ -1,0 +1,9 @@
+/**
+ * `woolrx/local`: same-host worker discovery over POSIX shared memory,
+ * wire-compatible with wool's `LocalDiscovery`. Node only (Linux).
+ * @packageDocumentation
+ */
+export { localDiscovery } from './localDiscovery.js';
+export type { LocalDiscoveryOptions } from './types.js';
+export { LockTimeoutError } from './LockTimeoutError.js';
+export { shortHash } from './shortHash.js';

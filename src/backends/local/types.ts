@@ -1,0 +1,62 @@
+/** Options of {@link localDiscovery}. Every field is optional. */
+export interface LocalDiscoveryOptions {
+  /**
+   * Worker slots of the namespace segment, used when this process creates
+   * it (an existing segment keeps the capacity in its header). Default 128.
+   */
+  readonly capacity?: number | undefined;
+  /** Bytes of each worker block this process creates (u32 length + protobuf). Default 1024. */
+  readonly blockSize?: number | undefined;
+  /**
+   * Longest wait for the namespace lock, in ms, before a publish (or a
+   * reclaim) fails with {@link LockTimeoutError}. Default 30 000.
+   */
+  readonly lockTimeout?: number | undefined;
+  /**
+   * Age in ms after which a lock left by a crashed holder is taken over
+   * (proper-lockfile's `stale`; at least 2 000). Holders keep it for
+   * microseconds, so only a dead holder's lock gets that old. Default 10 000.
+   */
+  readonly lockStale?: number | undefined;
+  /**
+   * Fallback rescan period in ms, in case a notification is missed; also
+   * paces the liveness sweep. `0` or `false` disables the timer. Default 1 000.
+   */
+  readonly pollInterval?: number | false | undefined;
+  /**
+   * Report workers whose pid no longer exists on this host as dropped and
+   * reclaim their slot and block. Default `true`.
+   */
+  readonly liveness?: boolean | undefined;
+  /** Temp directory for the lock and notification files. Default `os.tmpdir()` (realpath'd). */
+  readonly tmpdir?: string | undefined;
+}
+
+/** Every name and path one namespace uses. @internal */
+export interface LocalNames {
+  readonly namespace: string;
+  /** `short_hash(namespace)`. */
+  readonly segmentName: string;
+  /** `/dev/shm/<segmentName>`. */
+  readonly segmentPath: string;
+  /** Directory holding the POSIX shared-memory objects (`/dev/shm`). */
+  readonly shmDir: string;
+  /** `<tmp>/wool-lock-<short_hash(namespace)>`: the file wool flock()s, and we lock with proper-lockfile. */
+  readonly lockPath: string;
+  /** `<tmp>/wool-<namespace>`. */
+  readonly notifyDir: string;
+  /** `<tmp>/wool-<namespace>/notify`. */
+  readonly notifyPath: string;
+  /** `<tmp>/wool-<namespace>/.woolrx-segment`: inode of the segment woolrx created (woolrx unlinks only those). */
+  readonly ownerPath: string;
+}
+
+/** Resolved options. @internal */
+export interface LocalSettings {
+  readonly capacity: number;
+  readonly blockSize: number;
+  readonly lockTimeout: number;
+  readonly lockStale: number;
+  readonly pollInterval: number;
+  readonly liveness: boolean;
+}

@@ -1,0 +1,74 @@
+import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { BlockExhaustedError } from '../../errors/BlockExhaustedError.js';
+import { LENGTH_PREFIX } from './layout.js';
+
+function openExisting(path: string): number | undefined {
+  try {
+    return openSync(path, constants.O_RDWR);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Writes a worker's record (u32 LE length, then the protobuf bytes) at the
+ * start of its block, in one positioned write.
+ *
+ * - `fresh` (a new registration): any leftover block of that name is
+ *   replaced by a new one of `blockSize` bytes, mode 0600.
+ * - otherwise (a refresh): the existing block is rewritten in place, and its
+ *   actual size is the limit; a missing block is created.
+ *
+ * The size check comes before any write, so a record that does not fit
+ * leaves the prior registration byte for byte intact.
+ *
+ * @param path The block's path.
+ * @param payload The protobuf bytes.
+ * @param blockSize Size of a block this process creates.
+ * @param uid The worker (for the error).
+ * @param fresh Whether this is a new registration.
+ * @returns `true` if a block was created (the caller unlinks it if the rest fails).
+ * @throws {BlockExhaustedError} When the record does not fit.
+ * @internal
+ */
+export function writeBlock(path: string, payload: Uint8Array, blockSize: number, uid: string, fresh: boolean): boolean {
+  const need = LENGTH_PREFIX + payload.length;
+  let fd = fresh ? undefined : openExisting(path);
+  let created = false;
+  try {
+    if (fd !== undefined) {
+      const size = fstatSync(fd).size;
+      if (need > size) throw new BlockExhaustedError(need, size, uid);
+    } else {
+      if (need > blockSize) throw new BlockExhaustedError(need, blockSize, uid);
+      try {
+        fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        // A leftover block (a crashed publisher's): replace it.
+        unlinkSync(path);
+        fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+      }
+      created = true;
+      fchmodSync(fd, 0o600);
+      ftruncateSync(fd, blockSize);
+    }
+    const record = Buffer.allocUnsafe(need);
+    record.writeUInt32LE(payload.length, 0);
+    record.set(payload, LENGTH_PREFIX);
+    writeSync(fd, record, 0, need, 0);
+    return created;
+  } catch (error) {
+    if (created) {
+      try {
+        unlinkSync(path);
+      } catch {
+        // Best effort: the block never became visible through a slot.
+      }
+    }
+    throw error;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
