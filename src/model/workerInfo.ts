@@ -21,6 +21,14 @@ function fail(field: string, value: unknown, expected: string): never {
   throw new TypeError(`Invalid worker ${field}: ${describeValue(value)} (expected ${expected})`);
 }
 
+// In a /u regex a paired surrogate is one code point, so this matches only a
+// lone surrogate: text with no UTF-8 form, which no wire format can carry.
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+function checkText(field: string, value: string): void {
+  if (LONE_SURROGATE.test(value)) fail(field, value, 'well-formed Unicode text (lone UTF-16 surrogate)');
+}
+
 function toTags(tags: WorkerInfoInit['tags']): readonly string[] {
   if (tags === undefined) return Object.freeze([]);
   if (typeof tags === 'string' || tags === null || typeof (tags)[Symbol.iterator] !== 'function') {
@@ -29,6 +37,7 @@ function toTags(tags: WorkerInfoInit['tags']): readonly string[] {
   const set = new Set<string>();
   for (const tag of tags) {
     if (typeof tag !== 'string') fail('tag', tag, 'a string');
+    checkText('tag', tag);
     set.add(tag);
   }
   return Object.freeze([...set].sort());
@@ -49,6 +58,8 @@ function toExtra(extra: WorkerInfoInit['extra']): Readonly<Record<string, string
     const [key, value] = entry as [unknown, unknown];
     if (typeof key !== 'string') fail('extra key', key, 'a string');
     if (typeof value !== 'string') fail(`extra[${JSON.stringify(key)}]`, value, 'a string');
+    checkText('extra key', key);
+    checkText(`extra[${JSON.stringify(key)}]`, value);
     pairs.push([key, value]);
   }
   pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
@@ -114,6 +125,8 @@ export function workerInfo(init: WorkerInfoInit): WorkerInfo {
     fail('pid', pid, 'a non-negative 32-bit integer');
   }
   if (typeof version !== 'string') fail('version', version, 'a string');
+  checkText('address', address);
+  checkText('version', version);
   if (secure !== undefined && typeof secure !== 'boolean') fail('secure', secure, 'a boolean');
   return Object.freeze({
     uid: normalizedUid,

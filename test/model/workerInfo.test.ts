@@ -89,6 +89,13 @@ describe('workerInfo', () => {
     rejects({ options: { keepaliveTimeMs: 2 ** 40 } }, /options.keepaliveTimeMs: 1099511627776/);
     rejects({ options: { compression: 'zstd' } }, /options.compression: "zstd"/);
     rejects({ options: { bogus: 1 } }, /options key: "bogus"/);
+    rejects({ version: 'v\ud800' }, /version: .*lone UTF-16 surrogate/);
+    rejects({ tags: ['\udc00'] }, /tag: .*lone UTF-16 surrogate/);
+    rejects({ extra: { k: 'x\ud83d' } }, /extra\["k"\]: .*lone UTF-16 surrogate/);
+  });
+
+  it('accepts paired surrogates (emoji) in text', () => {
+    assert.equal(workerInfo({ ...base, version: '1.0 \u{1f680}' }).version, '1.0 \u{1f680}');
   });
 
   it('accepts every documented address form', () => {
