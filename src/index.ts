@@ -31,6 +31,7 @@ export { CapacityExhaustedError } from './errors/CapacityExhaustedError.js';
 export { BlockExhaustedError } from './errors/BlockExhaustedError.js';
 export { WorkerDecodeError } from './errors/WorkerDecodeError.js';
 export { PublisherClosedError } from './errors/PublisherClosedError.js';
+export { QueueClosedError } from './errors/QueueClosedError.js';
 
 // Codecs
 export { encodeWorker } from './codec/encodeWorker.js';
