@@ -45,8 +45,8 @@ export const backends: Readonly<Record<string, CliBackend>> = Object.freeze({
       },
     },
     create: async (namespace, values) => {
-      const capacity = positive(values, 'capacity', 1);
-      const blockSize = positive(values, 'block-size', 5);
+      const capacity = positive(values, 'capacity', 0);
+      const blockSize = positive(values, 'block-size', 0);
       const lockTimeout = positive(values, 'lock-timeout', 0);
       const pollInterval = positive(values, 'poll-interval', 0);
       const { localDiscovery } = await import('../backends/local/index.js');

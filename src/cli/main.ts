@@ -16,8 +16,13 @@ const onSignal = (signal: NodeJS.Signals): void => {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
+// A command waiting for a signal holds no handle of its own (a registered
+// publisher needs none): keep the event loop alive until it returns.
+const alive = setInterval(() => undefined, 2 ** 30);
+
 runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
   (code) => {
+    clearInterval(alive);
     process.exitCode = code;
     // Everything is released by now; should a backend still hold the event
     // loop, do not hang the shell.

@@ -1,0 +1,136 @@
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { workerInfo } from '../../src/model/workerInfo.js';
+import type { WorkerInfo } from '../../src/model/types.js';
+import { packageVersion } from '../../src/cli/packageVersion.js';
+import { residue, uniqueNamespace, woolrx } from './children.js';
+
+// Real processes, real shared memory: `woolrx watch` and `woolrx publish`
+// run from source as separate children on the local backend.
+
+const used: { namespace: string; uids: string[] }[] = [];
+function namespace(label: string, ...uids: string[]): string {
+  const ns = uniqueNamespace(`cli-${label}`);
+  used.push({ namespace: ns, uids });
+  return ns;
+}
+
+function json(worker: WorkerInfo): unknown {
+  return JSON.parse(JSON.stringify(worker));
+}
+
+after(() => {
+  for (const { namespace: ns, uids } of used) {
+    assert.deepEqual(residue(ns, uids), [], `left behind by ${ns}`);
+  }
+});
+
+describe('woolrx CLI, end to end on the local backend', () => {
+  it('watch sees publish add a worker with every field, then drop it on SIGTERM; all exit 0', async () => {
+    const uid = '0badc0de-0000-4000-8000-00000000beef';
+    const ns = namespace('watch', uid);
+    const watchJson = woolrx(['watch', '--namespace', ns, '--json']);
+    const watchText = woolrx(['watch', '-n', ns]);
+    const publisher = woolrx([
+      'publish', '--namespace', ns, '--address', '[::1]:9000', '--uid', uid, '--version', 'ü-2',
+      '--tag', 'gpu', '--tag', 'cpu', '--extra', 'zone=eu-1', '--extra', 'expr=a=b', '--secure',
+    ]);
+    assert.equal(await publisher.line(), uid);
+    const expected = workerInfo({
+      uid, address: '[::1]:9000', pid: publisher.process.pid ?? -1, version: 'ü-2',
+      tags: ['gpu', 'cpu'], extra: { zone: 'eu-1', expr: 'a=b' }, secure: true,
+    });
+    assert.deepEqual(JSON.parse(await watchJson.line()), { type: 'worker-added', worker: json(expected) });
+    const text = await watchText.line();
+    assert.match(text, /^\d\d:\d\d:\d\d\.\d{3} \+ 0badc0de \[::1\]:9000 +\d+ ü-2 +cpu,gpu +expr="a=b",zone=eu-1 secure$/);
+
+    assert.deepEqual(await publisher.stop('SIGTERM'), { code: 0, signal: null });
+    assert.deepEqual(JSON.parse(await watchJson.line()), { type: 'worker-dropped', worker: json(expected) });
+    assert.match(await watchText.line(), / - 0badc0de /);
+
+    assert.deepEqual(await watchJson.stop('SIGINT'), { code: 0, signal: null });
+    assert.deepEqual(await watchText.stop('SIGTERM'), { code: 0, signal: null });
+    for (const child of [watchJson, watchText, publisher]) assert.equal(child.stderr, '');
+    assert.deepEqual(watchJson.pending(), []);
+  });
+
+  it('publish defaults: a random uid printed on stdout, its own pid, woolrx version', async () => {
+    const ns = namespace('defaults');
+    const publisher = woolrx(['publish', '-n', ns, '-a', '127.0.0.1:7000']);
+    const uid = await publisher.line();
+    used.at(-1)?.uids.push(uid);
+    assert.match(uid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const watch = woolrx(['watch', '-n', ns, '--json']);
+    const added = JSON.parse(await watch.line()) as { type: string; worker: WorkerInfo };
+    assert.equal(added.type, 'worker-added');
+    assert.equal(added.worker.uid, uid);
+    assert.equal(added.worker.pid, publisher.process.pid);
+    assert.equal(added.worker.version, packageVersion);
+    assert.deepEqual(await publisher.stop('SIGINT'), { code: 0, signal: null });
+    assert.equal((JSON.parse(await watch.line()) as { type: string }).type, 'worker-dropped');
+    assert.deepEqual(await watch.stop('SIGTERM'), { code: 0, signal: null });
+  });
+
+  it('watch exits 0, quietly, when its stdout pipe is closed (| head -1)', async () => {
+    const first = '00000000-0000-4000-8000-0000000000a1';
+    const second = '00000000-0000-4000-8000-0000000000a2';
+    const ns = namespace('epipe', first, second);
+    const watch = woolrx(['watch', '-n', ns, '--json']);
+    const a = woolrx(['publish', '-n', ns, '-a', 'h:1', '--uid', first]);
+    assert.equal(await a.line(), first);
+    assert.equal((JSON.parse(await watch.line()) as { worker: WorkerInfo }).worker.uid, first);
+    watch.process.stdout.destroy(); // the reader goes away, like `head -1` after one line
+    const b = woolrx(['publish', '-n', ns, '-a', 'h:2', '--uid', second]);
+    assert.equal(await b.line(), second);
+    const exit = await Promise.race([
+      watch.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000).unref()),
+    ]);
+    assert.deepEqual(exit, { code: 0, signal: null });
+    assert.equal(watch.stderr, '');
+    assert.deepEqual(await a.stop(), { code: 0, signal: null });
+    assert.deepEqual(await b.stop(), { code: 0, signal: null });
+  });
+
+  it('bad arguments: a one-line reason then the usage on stderr, nothing on stdout, exit 2', async () => {
+    const ns = namespace('bad');
+    const cases: [string[], RegExp][] = [
+      [[], /^woolrx: missing command$/],
+      [['launch'], /^woolrx: unknown command "launch"$/],
+      [['watch'], /^woolrx watch: missing --namespace$/],
+      [['watch', '-n', ns, '--bogus'], /^woolrx watch: unknown option --bogus$/],
+      [['watch', '-n', ns, '--backend', 'zookeeper'], /^woolrx watch: unknown backend "zookeeper" \(known: local\)$/],
+      [['publish', '-n', ns], /^woolrx publish: missing --address$/],
+      [['publish', '-n', ns, '-a', 'h:1', '--uid', 'not-a-uuid'], /^woolrx publish: Invalid worker uid: "not-a-uuid"/],
+      [['publish', '-n', ns, '-a', 'nohost'], /^woolrx publish: Invalid worker address: "nohost"/],
+      [['publish', '-n', ns, '-a', 'h:1', '--pid', 'x1'], /^woolrx publish: --pid: "x1" is not an integer$/],
+      [['publish', '-n', ns, '-a', 'h:1', '--extra', 'zone'], /^woolrx publish: --extra "zone": expected KEY=VALUE$/],
+      [['watch', '-n', '../escape'], /^woolrx watch: .*\.\.\/escape/],
+    ];
+    await Promise.all(
+      cases.map(async ([args, reason]) => {
+        const child = woolrx(args);
+        const exit = await child.exited;
+        assert.deepEqual(exit, { code: 2, signal: null }, `${args.join(' ')}: ${child.stderr}`);
+        const [first, blank, usage] = child.stderr.split('\n');
+        assert.match(first ?? '', reason);
+        assert.equal(blank, '');
+        assert.match(usage ?? '', /^Usage: woolrx /);
+        assert.deepEqual(child.pending(), [], 'stdout stays empty');
+      }),
+    );
+  });
+
+  it('--help and --version print on stdout and exit 0', async () => {
+    const help = woolrx(['--help']);
+    const commandHelp = woolrx(['publish', '--help']);
+    const version = woolrx(['--version']);
+    assert.deepEqual(await help.exited, { code: 0, signal: null });
+    assert.deepEqual(await commandHelp.exited, { code: 0, signal: null });
+    assert.deepEqual(await version.exited, { code: 0, signal: null });
+    assert.equal(await help.line(), 'Usage: woolrx <command> [options]');
+    assert.match(await commandHelp.line(), /^Usage: woolrx publish --namespace NS --address HOST:PORT/);
+    assert.equal(await version.line(), packageVersion);
+    for (const child of [help, commandHelp, version]) assert.equal(child.stderr, '');
+  });
+});
