@@ -1,0 +1,170 @@
+// Shared helpers of the local backend tests: unique namespaces, child
+// processes driven over IPC, condition waits, and the leftovers check.
+import assert from 'node:assert/strict';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Observable, Subscription } from 'rxjs';
+import type { DiscoveryDiagnostic } from '../../../src/discovery/types.js';
+import type { DiscoveryEvent } from '../../../src/events/types.js';
+import type { WorkerInfo } from '../../../src/model/types.js';
+import { workerInfo } from '../../../src/model/workerInfo.js';
+import { blockName } from '../../../src/backends/local/blockName.js';
+import { shortHash } from '../../../src/backends/local/shortHash.js';
+
+export const CHILDREN = join(dirname(fileURLToPath(import.meta.url)), 'children');
+export const TMP = realpathSync(tmpdir());
+
+/** A namespace no other test (or run) uses. */
+export function uniqueNamespace(tag: string): string {
+  return `woolrx-test-${tag}-${process.pid}-${randomUUID().slice(0, 8)}`;
+}
+
+/** A valid worker with a fresh uid; pid defaults to this process (alive). */
+export function makeWorker(overrides: Partial<Parameters<typeof workerInfo>[0]> = {}): WorkerInfo {
+  return workerInfo({
+    uid: randomUUID(),
+    address: `127.0.0.1:${10_000 + Math.floor(Math.random() * 50_000)}`,
+    pid: process.pid,
+    version: '1.0.0',
+    ...overrides,
+  });
+}
+
+/** Resolves once `condition()` is truthy; rejects naming `what` after `timeout` ms. */
+export async function waitFor<T>(condition: () => T, what: string, timeout = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeout} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Subscribes and records every event and the current worker set. */
+export class Recorder {
+  readonly events: DiscoveryEvent[] = [];
+  readonly workers = new Map<string, WorkerInfo>();
+  readonly diagnostics: DiscoveryDiagnostic[] = [];
+  readonly #subscriptions: Subscription[] = [];
+  error: unknown;
+
+  constructor(events: Observable<DiscoveryEvent>, diagnostics?: Observable<DiscoveryDiagnostic>) {
+    if (diagnostics) this.#subscriptions.push(diagnostics.subscribe((d) => this.diagnostics.push(d)));
+    this.#subscriptions.push(
+      events.subscribe({
+        next: (event) => {
+          this.events.push(event);
+          if (event.type === 'worker-dropped') this.workers.delete(event.worker.uid);
+          else this.workers.set(event.worker.uid, event.worker);
+        },
+        error: (error: unknown) => {
+          this.error = error;
+        },
+      }),
+    );
+  }
+
+  of(type: DiscoveryEvent['type'], uid: string): DiscoveryEvent[] {
+    return this.events.filter((event) => event.type === type && event.worker.uid === uid);
+  }
+
+  stop(): void {
+    for (const subscription of this.#subscriptions) subscription.unsubscribe();
+  }
+}
+
+export interface ChildReply {
+  readonly id: number;
+  readonly ok: boolean;
+  readonly value?: unknown;
+  readonly error?: { name: string; code?: string; message: string; capacity?: number; size?: number; uid?: string };
+}
+
+/** A child process running one of ./children/*.ts, driven by request/reply over IPC. */
+export class Child {
+  readonly process: ChildProcess;
+  readonly messages: unknown[] = [];
+  readonly exited: Promise<number | null>;
+  #next = 0;
+  readonly #waiting = new Map<number, (reply: ChildReply) => void>();
+
+  constructor(script: string, args: readonly string[] = []) {
+    this.process = fork(join(CHILDREN, script), args, {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.exited = new Promise((resolve) => this.process.once('exit', (code) => resolve(code)));
+    this.process.on('message', (message: unknown) => {
+      const reply = message as Partial<ChildReply>;
+      if (typeof reply.id === 'number' && this.#waiting.has(reply.id)) {
+        this.#waiting.get(reply.id)?.(reply as ChildReply);
+        this.#waiting.delete(reply.id);
+      } else {
+        this.messages.push(message);
+      }
+    });
+  }
+
+  get pid(): number {
+    return this.process.pid ?? -1;
+  }
+
+  /** Sends a request and resolves with the child's reply. */
+  request(message: Record<string, unknown>, timeout = 20_000): Promise<ChildReply> {
+    const id = ++this.#next;
+    return new Promise<ChildReply>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`child did not answer ${JSON.stringify(message)}`)), timeout);
+      this.#waiting.set(id, (reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      });
+      this.process.send({ ...message, id });
+    });
+  }
+
+  /** Like request(), but rejects unless the child reports success. */
+  async call(message: Record<string, unknown>): Promise<unknown> {
+    const reply = await this.request(message);
+    if (!reply.ok) throw new Error(`child failed ${String(message['op'])}: ${reply.error?.name}: ${reply.error?.message}`);
+    return reply.value;
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<number | null> {
+    this.process.kill(signal);
+    return this.exited;
+  }
+}
+
+/** What a namespace may leave behind: its segment, these workers' blocks, notify dir, lock. */
+export function leftovers(namespace: string, uids: Iterable<string> = []): string[] {
+  const hash = shortHash(namespace);
+  const candidates = [
+    join('/dev/shm', hash),
+    ...[...uids].map((uid) => join('/dev/shm', blockName(uid))),
+    join(TMP, `wool-${namespace}`),
+    join(TMP, `wool-lock-${hash}.lock`),
+    join(TMP, `wool-lock-${hash}`),
+  ];
+  return candidates.filter((path) => existsSync(path));
+}
+
+/** Asserts (after waiting a little for asynchronous cleanup) that nothing of the namespace remains. */
+export async function assertClean(namespace: string, uids: Iterable<string> = []): Promise<void> {
+  const all = [...uids];
+  try {
+    await waitFor(() => leftovers(namespace, all).length === 0, `cleanup of ${namespace}`, 3_000);
+  } catch {
+    assert.deepEqual(leftovers(namespace, all), [], `leftovers of namespace ${namespace}`);
+  }
+}
+
+/** Every name in /dev/shm and the temp dir that mentions one of the test namespaces of this process. */
+export function strayTestFiles(): string[] {
+  const mine = `woolrx-test-`;
+  return readdirSync(TMP).filter((name) => name.startsWith(`wool-${mine}`) && name.includes(`-${process.pid}-`));
+}

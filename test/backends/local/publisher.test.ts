@@ -1,0 +1,157 @@
+// Publisher semantics, in one process against real shared memory.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { blockName } from '../../../src/backends/local/blockName.js';
+import { localDiscovery } from '../../../src/backends/local/index.js';
+import { shortHash } from '../../../src/backends/local/shortHash.js';
+import { BlockExhaustedError } from '../../../src/errors/BlockExhaustedError.js';
+import { CapacityExhaustedError } from '../../../src/errors/CapacityExhaustedError.js';
+import { PublisherClosedError } from '../../../src/errors/PublisherClosedError.js';
+import { WorkerNotFoundError } from '../../../src/errors/WorkerNotFoundError.js';
+import { workerInfo } from '../../../src/model/workerInfo.js';
+import { assertClean, makeWorker, Recorder, TMP, uniqueNamespace, waitFor } from './helpers.js';
+
+const used: { namespace: string; uids: string[] }[] = [];
+function setup(tag: string, options: Parameters<typeof localDiscovery>[1] = {}) {
+  const namespace = uniqueNamespace(tag);
+  const uids: string[] = [];
+  used.push({ namespace, uids });
+  const discovery = localDiscovery(namespace, { pollInterval: false, ...options });
+  const worker = (overrides: Parameters<typeof makeWorker>[0] = {}) => {
+    const w = makeWorker(overrides);
+    uids.push(w.uid);
+    return w;
+  };
+  const segment = () => readFileSync(join('/dev/shm', shortHash(namespace)));
+  const takenSlots = () => {
+    const table = segment().subarray(16);
+    let taken = 0;
+    for (let i = 0; i < table.length; i += 16) if (!table.subarray(i, i + 16).equals(Buffer.alloc(16))) taken += 1;
+    return taken;
+  };
+  return { namespace, discovery, worker, segment, takenSlots };
+}
+
+after(async () => {
+  for (const { namespace, uids } of used) await assertClean(namespace, uids);
+});
+
+describe('local publisher', () => {
+  it('re-add refreshes in place: one slot, subscribers see one worker-updated; identical re-add emits nothing', async () => {
+    const { discovery, worker, takenSlots } = setup('refresh');
+    const recorder = new Recorder(discovery.events());
+    const publisher = discovery.publisher();
+    const w = worker();
+    await publisher.publish('worker-added', w);
+    await waitFor(() => recorder.of('worker-added', w.uid).length === 1, 'added');
+    const moved = workerInfo({ ...w, address: '127.0.0.1:7777' });
+    await publisher.publish('worker-added', moved);
+    await waitFor(() => recorder.of('worker-updated', w.uid).length === 1, 'updated');
+    assert.equal(takenSlots(), 1);
+    assert.equal(recorder.workers.get(w.uid)?.address, '127.0.0.1:7777');
+    await publisher.publish('worker-added', moved); // same bytes
+    const marker = worker();
+    await publisher.publish('worker-added', marker); // a later change, to know the scan ran
+    await waitFor(() => recorder.workers.has(marker.uid), 'marker worker');
+    assert.equal(recorder.of('worker-updated', w.uid).length, 1, 'no update for unchanged metadata');
+    await publisher.publish('worker-dropped', marker);
+    recorder.stop();
+    await publisher.close();
+  });
+
+  it('update of an unknown worker rejects with WorkerNotFoundError naming it; drop of one is a no-op', async () => {
+    const { discovery, worker, namespace } = setup('notfound');
+    const publisher = discovery.publisher();
+    const w = worker();
+    await assert.rejects(publisher.publish('worker-updated', w), (error: unknown) => {
+      assert.ok(error instanceof WorkerNotFoundError);
+      assert.equal(error.uid, w.uid);
+      assert.equal(error.namespace, namespace);
+      return true;
+    });
+    await publisher.publish('worker-dropped', w);
+    await publisher.publish('worker-added', worker());
+    await assert.rejects(publisher.publish('worker-updated', w), WorkerNotFoundError);
+    await publisher.publish('worker-dropped', w);
+    await publisher.close();
+  });
+
+  it('full namespace rejects with CapacityExhaustedError; the failed add leaves no block and no slot', async () => {
+    const { discovery, worker, takenSlots } = setup('capacity', { capacity: 2 });
+    const publisher = discovery.publisher();
+    await publisher.publish('worker-added', worker());
+    await publisher.publish('worker-added', worker());
+    const third = worker();
+    await assert.rejects(publisher.publish('worker-added', third), (error: unknown) => {
+      assert.ok(error instanceof CapacityExhaustedError);
+      assert.equal(error.capacity, 2);
+      return true;
+    });
+    assert.equal(existsSync(join('/dev/shm', blockName(third.uid))), false, 'no block left');
+    assert.equal(takenSlots(), 2);
+    await publisher.close();
+  });
+
+  it('a record larger than its block rejects with BlockExhaustedError and leaves the prior registration intact', async () => {
+    const { discovery, worker, takenSlots } = setup('blocksize', { blockSize: 128 });
+    const publisher = discovery.publisher();
+    const w = worker();
+    await publisher.publish('worker-added', w);
+    const path = join('/dev/shm', blockName(w.uid));
+    const before = readFileSync(path);
+    const huge = workerInfo({ ...w, extra: { blob: 'x'.repeat(200) } });
+    await assert.rejects(publisher.publish('worker-updated', huge), (error: unknown) => {
+      assert.ok(error instanceof BlockExhaustedError);
+      assert.equal(error.blockSize, 128);
+      assert.ok(error.size > 128);
+      assert.equal(error.uid, w.uid);
+      return true;
+    });
+    await assert.rejects(publisher.publish('worker-added', huge), BlockExhaustedError);
+    assert.deepEqual(readFileSync(path), before, 'prior block bytes untouched');
+    const fresh = worker({ extra: { blob: 'y'.repeat(200) } });
+    await assert.rejects(publisher.publish('worker-added', fresh), BlockExhaustedError);
+    assert.equal(existsSync(join('/dev/shm', blockName(fresh.uid))), false, 'failed add leaves no block');
+    assert.equal(takenSlots(), 1, 'failed add takes no slot');
+    await publisher.close();
+  });
+
+  it('close() withdraws every worker it registered (slots zeroed, blocks unlinked) and is idempotent', async () => {
+    const { discovery, worker, namespace } = setup('close');
+    const recorder = new Recorder(discovery.events());
+    const a = discovery.publisher();
+    const b = discovery.publisher();
+    const mine = [worker(), worker(), worker()];
+    const theirs = worker();
+    for (const w of mine) await a.publish('worker-added', w);
+    await b.publish('worker-added', theirs);
+    await waitFor(() => recorder.workers.size === 4, '4 workers');
+    await Promise.all([a.close(), a.close()]);
+    assert.equal(a.closed, true);
+    await waitFor(() => recorder.workers.size === 1, 'withdrawal');
+    for (const w of mine) {
+      assert.equal(recorder.of('worker-dropped', w.uid).length, 1);
+      assert.equal(existsSync(join('/dev/shm', blockName(w.uid))), false);
+    }
+    assert.ok(recorder.workers.has(theirs.uid));
+    assert.ok(existsSync(join('/dev/shm', shortHash(namespace))), 'segment stays while a worker is registered');
+    await assert.rejects(a.publish('worker-added', worker()), PublisherClosedError);
+    await b[Symbol.asyncDispose]();
+    await waitFor(() => recorder.workers.size === 0, 'all withdrawn');
+    recorder.stop();
+    // Last one out: nothing of the namespace remains.
+    assert.equal(existsSync(join('/dev/shm', shortHash(namespace))), false);
+    assert.equal(existsSync(join(TMP, `wool-${namespace}`)), false);
+  });
+
+  it('rejects a bad event type or worker with TypeError, touching nothing', async () => {
+    const { discovery, namespace } = setup('badinput');
+    const publisher = discovery.publisher();
+    await assert.rejects(publisher.publish('worker-moved' as 'worker-added', makeWorker()), /worker-moved/);
+    await assert.rejects(publisher.publish('worker-added', { uid: 'nope' } as never), TypeError);
+    assert.equal(existsSync(join('/dev/shm', shortHash(namespace))), false);
+    await publisher.close();
+  });
+});

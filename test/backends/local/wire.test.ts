@@ -1,0 +1,138 @@
+// Wire compatibility: names, segment and block bytes against wool's golden
+// vectors; modes; option and namespace validation.
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { blockName } from '../../../src/backends/local/blockName.js';
+import { localDiscovery } from '../../../src/backends/local/index.js';
+import { shortHash } from '../../../src/backends/local/shortHash.js';
+import { uidBytes } from '../../../src/backends/local/uidBytes.js';
+import { workerInfo } from '../../../src/model/workerInfo.js';
+import { assertClean, makeWorker, TMP, uniqueNamespace } from './helpers.js';
+
+interface Vectors {
+  names: ({ input: string; short_hash: string } | { input_uuid: string; hex: string; block_name: string; slot_bytes_hex: string })[];
+  metadata: {
+    uid: string;
+    address: string;
+    pid: number;
+    version: string;
+    tags: string[];
+    extra: Record<string, string>;
+    secure: boolean;
+    protobuf_hex: string;
+  }[];
+  segment_example: { capacity: number; hex: string };
+  block_example: { block_size: number; hex: string };
+}
+
+const vectors = JSON.parse(readFileSync(new URL('../../../../shared/wool-vectors.json', import.meta.url), 'utf8')) as Vectors;
+const used: { namespace: string; uids: string[] }[] = [];
+
+after(async () => {
+  for (const { namespace, uids } of used) await assertClean(namespace, uids);
+});
+
+describe('local backend: names', () => {
+  it('short_hash matches every vector', () => {
+    let checked = 0;
+    for (const entry of vectors.names) {
+      if ('input' in entry) {
+        assert.equal(shortHash(entry.input), entry.short_hash, `short_hash(${JSON.stringify(entry.input)})`);
+        checked += 1;
+      }
+    }
+    assert.ok(checked >= 4);
+  });
+
+  it('block names and slot bytes match every vector', () => {
+    let checked = 0;
+    for (const entry of vectors.names) {
+      if ('input_uuid' in entry) {
+        assert.equal(blockName(entry.input_uuid), entry.block_name);
+        assert.equal(blockName(entry.hex), entry.block_name);
+        assert.equal(uidBytes(entry.input_uuid).toString('hex'), entry.slot_bytes_hex);
+        checked += 1;
+      }
+    }
+    assert.ok(checked >= 2);
+  });
+});
+
+describe('local backend: bytes in shared memory', () => {
+  const wool = vectors.metadata[0];
+  assert.ok(wool);
+  const worker = workerInfo({ uid: wool.uid, address: wool.address, pid: process.pid, version: wool.version });
+
+  it('writes the segment of segment_example byte for byte (header, free slot 0, worker in slot 1), mode 0600', async () => {
+    const namespace = uniqueNamespace('segment');
+    const other = makeWorker();
+    used.push({ namespace, uids: [other.uid, worker.uid] });
+    const discovery = localDiscovery(namespace, { capacity: vectors.segment_example.capacity, pollInterval: false });
+    const publisher = discovery.publisher();
+    await publisher.publish('worker-added', other); // takes slot 0
+    await publisher.publish('worker-added', worker); // takes slot 1
+    await publisher.publish('worker-dropped', other); // frees slot 0
+    const path = join('/dev/shm', shortHash(namespace));
+    assert.equal(readFileSync(path).toString('hex'), vectors.segment_example.hex);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    const block = join('/dev/shm', blockName(worker.uid));
+    assert.equal(statSync(block).mode & 0o777, 0o600);
+    assert.equal(statSync(block).size, 1024);
+    await publisher.close();
+  });
+
+  it('writes the block of block_example byte for byte (u32 LE length, protobuf, zeros)', async () => {
+    const namespace = uniqueNamespace('block');
+    used.push({ namespace, uids: [wool.uid] });
+    const exact = workerInfo({ uid: wool.uid, address: wool.address, pid: wool.pid, version: wool.version });
+    // pid 4242 may not exist here: the subscriber-side liveness is not involved (no subscriber).
+    const discovery = localDiscovery(namespace, { blockSize: vectors.block_example.block_size, pollInterval: false });
+    const publisher = discovery.publisher();
+    await publisher.publish('worker-added', exact);
+    const bytes = readFileSync(join('/dev/shm', blockName(wool.uid)));
+    assert.equal(bytes.toString('hex'), vectors.block_example.hex);
+    assert.equal(bytes.subarray(4, 4 + bytes.readUInt32LE(0)).toString('hex'), wool.protobuf_hex);
+    await publisher.close();
+  });
+
+  it('notifies through <realpath(tmpdir)>/wool-<namespace>/notify', async () => {
+    const namespace = uniqueNamespace('notify');
+    const w = makeWorker();
+    used.push({ namespace, uids: [w.uid] });
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    await publisher.publish('worker-added', w);
+    const notify = join(TMP, `wool-${namespace}`, 'notify');
+    const before = statSync(notify).mtimeMs;
+    assert.equal(statSync(join(TMP, `wool-${namespace}`)).mode & 0o777, 0o700);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    await publisher.publish('worker-updated', workerInfo({ ...w, version: '2' }));
+    assert.ok(statSync(notify).mtimeMs > before, 'notify mtime moves on publish');
+    await publisher.close();
+  });
+});
+
+describe('local backend: validation', () => {
+  it('rejects namespaces that would escape the temp directory, or are empty', () => {
+    for (const bad of ['', 'a/b', '..', 'a..b', 'x\0y', '/etc']) {
+      assert.throws(() => localDiscovery(bad), TypeError, JSON.stringify(bad));
+    }
+    assert.throws(() => localDiscovery(42 as unknown as string), TypeError);
+  });
+
+  it('rejects bad options, naming them', () => {
+    assert.throws(() => localDiscovery('ok', { capacity: 0 }), /capacity: 0/);
+    assert.throws(() => localDiscovery('ok', { capacity: 1.5 }), /capacity/);
+    assert.throws(() => localDiscovery('ok', { blockSize: 4 }), /blockSize: 4/);
+    assert.throws(() => localDiscovery('ok', { lockTimeout: -1 }), /lockTimeout/);
+    assert.throws(() => localDiscovery('ok', { lockStale: 10 }), /lockStale/);
+    assert.throws(() => localDiscovery('ok', { pollInterval: -5 }), /pollInterval/);
+    assert.throws(() => localDiscovery('ok', { tmpdir: '' }), /tmpdir/);
+  });
+
+  it('accepts pollInterval false or 0 (no timer)', () => {
+    assert.equal(localDiscovery('ok', { pollInterval: false }).namespace, 'ok');
+    assert.equal(localDiscovery('ok', { pollInterval: 0 }).namespace, 'ok');
+  });
+});
