@@ -1,0 +1,96 @@
+import { Observable, Subject } from 'rxjs';
+import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
+import type { DiscoveryEvent } from '../../events/types.js';
+import { describeValue } from '../../model/describeValue.js';
+import type { WorkerPredicate } from '../../model/types.js';
+import { filterWorkers } from '../../operators/filterWorkers.js';
+import { MemoryPublisher } from './MemoryPublisher.js';
+import { MemoryRegistry } from './MemoryRegistry.js';
+
+/** Options of {@link memoryDiscovery}. */
+export interface MemoryDiscoveryOptions {
+  /**
+   * The store to use. Defaults to {@link MemoryRegistry.default}, shared by
+   * every `memoryDiscovery()` of this JavaScript realm; pass a
+   * `new MemoryRegistry()` for an isolated world.
+   */
+  readonly registry?: MemoryRegistry | undefined;
+}
+
+/**
+ * An in-process discovery backend: workers published in a namespace are seen
+ * by every subscriber of that namespace in the same JavaScript realm (page,
+ * worker thread, Node process) that uses the same registry.
+ *
+ * Implements the {@link Discovery} contract that every woolrx backend
+ * follows, synchronously:
+ *
+ * - `events(filter?)` is cold. On subscribe it emits, synchronously and in
+ *   one burst, a `worker-added` for every current worker (in registration
+ *   order), then each change as it is published. Unsubscribing releases the
+ *   subscription's listener; a namespace with neither workers nor
+ *   subscribers leaves nothing behind in the registry. With `filter`, the
+ *   stream is piped through {@link filterWorkers} (a worker that starts
+ *   passing is added, one that stops passing is dropped).
+ * - `publisher()` returns a new publisher. `publish` delivers the change to
+ *   every subscriber before its promise resolves. `worker-added` of a
+ *   registered uid is one `worker-updated` (nothing when unchanged);
+ *   `worker-updated` of an unknown uid rejects with
+ *   {@link WorkerNotFoundError}; `worker-dropped` of an unknown uid does
+ *   nothing; anything after `close()` rejects with
+ *   {@link PublisherClosedError}; bad arguments reject with a `TypeError`.
+ * - Ownership: the publisher that last added or updated a worker owns it;
+ *   `close()` (or `await using`) withdraws exactly the workers its publisher
+ *   owns, each seen as `worker-dropped`. A publisher taking over a worker
+ *   another one owned is reported on `diagnostics` as a `warning`.
+ * - `diagnostics` is hot: only what happens while subscribed is seen.
+ *
+ * Subscribers may publish, subscribe or unsubscribe from inside their
+ * callbacks: changes are queued, so each subscriber sees them in the order
+ * they were made.
+ *
+ * @example
+ * ```ts
+ * import { memoryDiscovery, workerInfo } from 'woolrx';
+ *
+ * const discovery = memoryDiscovery('jobs');
+ * discovery.events().subscribe((event) => console.log(event.type, event.worker.address));
+ *
+ * await using publisher = discovery.publisher();
+ * const worker = workerInfo({ uid: crypto.randomUUID(), address: '127.0.0.1:50051', pid: 1, version: '1.0.0' });
+ * await publisher.publish('worker-added', worker); // logs: worker-added 127.0.0.1:50051
+ * // Leaving the block closes the publisher: logs worker-dropped 127.0.0.1:50051
+ * ```
+ *
+ * @param namespace The namespace to watch and publish to (a non-empty
+ * string). Defaults to `'default'`.
+ * @param options The registry to use.
+ * @returns The discovery.
+ * @throws {TypeError} When `namespace` is not a non-empty string, or
+ * `options.registry` is not a {@link MemoryRegistry}.
+ */
+export function memoryDiscovery(namespace = 'default', options: MemoryDiscoveryOptions = {}): Discovery {
+  if (typeof namespace !== 'string' || namespace.length === 0) {
+    throw new TypeError(`memoryDiscovery: namespace must be a non-empty string, got ${describeValue(namespace)}`);
+  }
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`memoryDiscovery: options must be an object, got ${describeValue(options)}`);
+  }
+  const { registry = MemoryRegistry.default } = options;
+  if (!(registry instanceof MemoryRegistry)) {
+    throw new TypeError(`memoryDiscovery: options.registry must be a MemoryRegistry, got ${describeValue(registry)}`);
+  }
+  const diagnostics = new Subject<DiscoveryDiagnostic>();
+  const all = new Observable<DiscoveryEvent>((subscriber) => registry.watch(namespace, subscriber));
+
+  return Object.freeze({
+    namespace,
+    events(filter?: WorkerPredicate): Observable<DiscoveryEvent> {
+      return filter === undefined ? all : all.pipe(filterWorkers(filter));
+    },
+    publisher(): WorkerPublisher {
+      return new MemoryPublisher(registry, namespace, diagnostics);
+    },
+    diagnostics: diagnostics.asObservable(),
+  });
+}
