@@ -13,8 +13,8 @@ describe('diffSnapshots (marbles)', () => {
     const w3 = w(3);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a------b------c--|', { a: snap(w1, w2), b: snap(w2v2, w3), c: snap(w3) });
-      const subs = '        ^-----------------!';
-      const expected = '    -(xy)---(dpz)--q--|';
+      const subs = '          ^-----------------!';
+      const expected = '      -(xy)---(dpz)--q--|';
       expectObservable(source.pipe(diffSnapshots())).toBe(expected, {
         x: added(w1),
         y: added(w2),
@@ -36,8 +36,8 @@ describe('diffSnapshots (marbles)', () => {
         a: snap(w3, w1, w2, w6),
         b: snap(w5, w2v2, w6same, w4),
       });
-      const subs = '        ^-------------------!';
-      const expected = '    -(cabf)--(CAeBd)----|';
+      const subs = '          ^-------------------!';
+      const expected = '      -(cabf)--(CAeBd)----|';
       expectObservable(source.pipe(diffSnapshots())).toBe(expected, {
         c: added(w3),
         a: added(w1),
@@ -59,8 +59,8 @@ describe('diffSnapshots (marbles)', () => {
     const w2 = w(2);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--b--c--d--|', { a: snap(w1, w2), b: snap(w1copy, w2), c: snap(w2, w1), d: snap(w1, w2) });
-      const subs = '        ^------------!';
-      const expected = '    -(xy)--------|';
+      const subs = '          ^------------!';
+      const expected = '      -(xy)--------|';
       expectObservable(source.pipe(diffSnapshots())).toBe(expected, { x: added(w1), y: added(w2) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -70,8 +70,8 @@ describe('diffSnapshots (marbles)', () => {
     const w1 = w(1);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -e--a--e--|', { e: snap(), a: snap(w1) });
-      const subs = '        ^---------!';
-      const expected = '    ----x--y--|';
+      const subs = '          ^---------!';
+      const expected = '      ----x--y--|';
       expectObservable(source.pipe(diffSnapshots())).toBe(expected, { x: added(w1), y: dropped(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -91,8 +91,8 @@ describe('diffSnapshots (marbles)', () => {
     const w1 = w(1);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--#', { a: snap(w1) }, new Error('boom'));
-      const subs = '        ^---!';
-      const expected = '    -x--#';
+      const subs = '          ^---!';
+      const expected = '      -x--#';
       expectObservable(source.pipe(diffSnapshots())).toBe(expected, { x: added(w1) }, new Error('boom'));
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -106,8 +106,8 @@ describe('diffSnapshots (marbles)', () => {
         b: 'oops' as unknown as WorkerSnapshot,
         c: snap(),
       });
-      const subs = '        ^---!';
-      const expected = '    -x--#';
+      const subs = '          ^---!';
+      const expected = '      -x--#';
       expectObservable(source.pipe(diffSnapshots())).toBe(
         expected,
         { x: added(w1) },
@@ -127,8 +127,8 @@ describe('diffSnapshots (marbles)', () => {
     ]);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--b--c--|', { a: snap(w1), b: bad, c: snap() });
-      const subs = '        ^---!';
-      const expected = '    -x--#';
+      const subs = '          ^---!';
+      const expected = '      -x--#';
       expectObservable(source.pipe(diffSnapshots())).toBe(
         expected,
         { x: added(w1) },
@@ -169,9 +169,9 @@ describe('diffSnapshots (marbles)', () => {
     const w2 = w(2);
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const source = hot('    -a--b--c--|', { a: snap(w1), b: snap(w1, w2), c: snap() });
-      const subs = '        ^---!';
-      const unsub = '       ^---!';
-      const expected = '    -x---';
+      const subs = '          ^---!';
+      const unsub = '         ^---!';
+      const expected = '      -x---';
       expectObservable(source.pipe(diffSnapshots()), unsub).toBe(expected, { x: added(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -182,11 +182,11 @@ describe('diffSnapshots (marbles)', () => {
     const w2 = w(2);
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const source = hot('    -a---b---|', { a: snap(w1), b: snap(w1, w2) });
-      const subs1 = '       ^--------!';
-      const sub2 = '        ---^';
-      const subs2 = '       ---^-----!';
-      const expected1 = '   -x---y---|';
-      const expected2 = '   -----(xy)|';
+      const subs1 = '         ^--------!';
+      const sub2 = '          ---^';
+      const subs2 = '         ---^-----!';
+      const expected1 = '     -x---y---|';
+      const expected2 = '     -----(xy)|';
       const diffed = source.pipe(diffSnapshots());
       expectObservable(diffed).toBe(expected1, { x: added(w1), y: added(w2) });
       expectObservable(diffed, sub2).toBe(expected2, { x: added(w1), y: added(w2) });
@@ -197,8 +197,8 @@ describe('diffSnapshots (marbles)', () => {
   it('completes with an empty source', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold<WorkerSnapshot>('|');
-      const subs = '                      (^!)';
-      const expected = '                  |';
+      const subs = '                       (^!)';
+      const expected = '                   |';
       expectObservable(source.pipe(diffSnapshots())).toBe(expected);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -207,8 +207,8 @@ describe('diffSnapshots (marbles)', () => {
   it('never emits with a never source', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold<WorkerSnapshot>('-');
-      const subs = '                      ^';
-      const expected = '                  -';
+      const subs = '                       ^';
+      const expected = '                   -';
       expectObservable(source.pipe(diffSnapshots())).toBe(expected);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });

@@ -25,8 +25,8 @@ describe('expireWorkers (marbles)', () => {
     const w2v2 = w(2, { version: '2.0.0' });
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a-b-a-c--------|', { a: added(w1), b: updated(w2), c: added(w2v2) });
-      const subs = '        ^---------------!';
-      const expected = '    -a-b---c--D-E---|';
+      const subs = '          ^---------------!';
+      const expected = '      -a-b---c--D-E---|';
       expectObservable(source.pipe(expireWorkers(5))).toBe(expected, {
         a: added(w1),
         b: added(w2), // first sighting, whatever its type
@@ -42,8 +42,8 @@ describe('expireWorkers (marbles)', () => {
     const w1 = w(1);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--a--u--a------------|', { a: added(w1), u: updated(w(1)) });
-      const subs = '        ^----------------------!';
-      const expected = '    -a-------------D-------|';
+      const subs = '          ^----------------------!';
+      const expected = '      -a-------------D-------|';
       expectObservable(source.pipe(expireWorkers(5))).toBe(expected, { a: added(w1), D: dropped(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -53,8 +53,8 @@ describe('expireWorkers (marbles)', () => {
     const [w1, w2, w3] = [w(1), w(2), w(3)];
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -(bac)--b-----------|', { a: added(w1), b: added(w2), c: added(w3) });
-      const subs = '        ^-------------------!';
-      const expected = '    -(bac)----(AC)---B--|';
+      const subs = '          ^-------------------!';
+      const expected = '      -(bac)----(AC)---B--|';
       expectObservable(source.pipe(expireWorkers(9))).toBe(expected, {
         a: added(w1),
         b: added(w2),
@@ -72,8 +72,8 @@ describe('expireWorkers (marbles)', () => {
     const w2 = w(2);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a-b-d-x---------|', { a: added(w1), b: added(w2), d: dropped(w1), x: dropped(w(7)) });
-      const subs = '        ^----------------!';
-      const expected = '    -a-b-d---E-------|';
+      const subs = '          ^----------------!';
+      const expected = '      -a-b-d---E-------|';
       expectObservable(source.pipe(expireWorkers(6))).toBe(expected, {
         a: added(w1),
         b: added(w2),
@@ -88,8 +88,8 @@ describe('expireWorkers (marbles)', () => {
     const w1 = w(1);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a------a---|', { a: updated(w1) });
-      const subs = '        ^-----------!';
-      const expected = '    -a---D--a---|';
+      const subs = '          ^-----------!';
+      const expected = '      -a---D--a---|';
       expectObservable(source.pipe(expireWorkers(4))).toBe(expected, { a: added(w1), D: dropped(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -101,8 +101,8 @@ describe('expireWorkers (marbles)', () => {
     const spy = spyScheduler(inner);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--#', { a: added(w1) }, new Error('boom'));
-      const subs = '        ^---!';
-      const expected = '    -a--#';
+      const subs = '          ^---!';
+      const expected = '      -a--#';
       expectObservable(source.pipe(expireWorkers(10))).toBe(expected, { a: added(w1) }, new Error('boom'));
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -122,8 +122,8 @@ describe('expireWorkers (marbles)', () => {
     const w1 = w(1);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--|', { a: added(w1) });
-      const subs = '        ^---!';
-      const expected = '    -a--|';
+      const subs = '          ^---!';
+      const expected = '      -a--|';
       expectObservable(source.pipe(expireWorkers(10))).toBe(expected, { a: added(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -140,9 +140,9 @@ describe('expireWorkers (marbles)', () => {
     const w1 = w(1);
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const source = hot('    -a--------|', { a: added(w1) });
-      const subs = '        ^---!';
-      const unsub = '       ^---!';
-      const expected = '    -a---------';
+      const subs = '          ^---!';
+      const unsub = '         ^---!';
+      const expected = '      -a---------';
       expectObservable(source.pipe(expireWorkers(5)), unsub).toBe(expected, { a: added(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -156,11 +156,56 @@ describe('expireWorkers (marbles)', () => {
     assert.equal(input.observed, false);
   });
 
+  it('keeps leases per subscription', () => {
+    const w1 = w(1);
+    testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const source = hot('    -a---a------|', { a: added(w1) });
+      const subs1 = '         ^-----------!';
+      const sub2 = '          ---^';
+      const subs2 = '         ---^--------!';
+      const expected1 = '     -a--------D-|';
+      const expected2 = '     -----a----D-|';
+      const expiring = source.pipe(expireWorkers(5));
+      expectObservable(expiring).toBe(expected1, { a: added(w1), D: dropped(w1) });
+      expectObservable(expiring, sub2).toBe(expected2, { a: added(w1), D: dropped(w1) });
+      expectSubscriptions(source.subscriptions).toBe([subs1, subs2]);
+    });
+  });
+
+  it('errors with a TypeError on a malformed event', () => {
+    const w1 = w(1, { tags: ['gpu'] });
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('   -a--b--|', {
+        a: added(w1),
+        b: { type: 'worker-moved', worker: w1 } as unknown as DiscoveryEvent,
+      });
+      const subs = '          ^---!';
+      const expected = '      -a--#';
+      expectObservable(source.pipe(expireWorkers(5))).toBe(
+        expected,
+        { a: added(w1) },
+        new TypeError('expireWorkers: unknown event type "worker-moved"'),
+      );
+      expectSubscriptions(source.subscriptions).toBe(subs);
+    });
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('   -b--|', { b: { type: 'worker-added', worker: null } as unknown as DiscoveryEvent });
+      const subs = '          ^!';
+      const expected = '      -#';
+      expectObservable(source.pipe(expireWorkers(5))).toBe(
+        expected,
+        undefined,
+        new TypeError('expireWorkers: event has no worker uid: {"type":"worker-added","worker":null}'),
+      );
+      expectSubscriptions(source.subscriptions).toBe(subs);
+    });
+  });
+
   it('completes with an empty source', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold<DiscoveryEvent>('|');
-      const subs = '                      (^!)';
-      const expected = '                  |';
+      const subs = '                       (^!)';
+      const expected = '                   |';
       expectObservable(source.pipe(expireWorkers(5))).toBe(expected);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -169,8 +214,8 @@ describe('expireWorkers (marbles)', () => {
   it('never emits with a never source', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold<DiscoveryEvent>('-');
-      const subs = '                      ^';
-      const expected = '                  -';
+      const subs = '                       ^';
+      const expected = '                   -';
       expectObservable(source.pipe(expireWorkers(5))).toBe(expected);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -180,8 +225,8 @@ describe('expireWorkers (marbles)', () => {
     const w1 = w(1);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a-', { a: added(w1) });
-      const subs = '        ^';
-      const expected = '    -a---D-';
+      const subs = '          ^';
+      const expected = '      -a---D-';
       expectObservable(source.pipe(expireWorkers(4))).toBe(expected, { a: added(w1), D: dropped(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });

@@ -21,8 +21,8 @@ describe('filterWorkers (marbles)', () => {
         d: updated(w1cpu),
         e: dropped(w2gpu),
       });
-      const subs = '        ^---------------!';
-      const expected = '    -a-----C--D--e--|';
+      const subs = '          ^---------------!';
+      const expected = '      -a-----C--D--e--|';
       expectObservable(source.pipe(filterWorkers(gpu))).toBe(expected, {
         a: added(w1),
         C: added(w2gpu),
@@ -39,8 +39,8 @@ describe('filterWorkers (marbles)', () => {
     const w1v3 = w(1, { tags: ['gpu'], version: '3.0.0' });
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--u--r--|', { a: added(w1), u: updated(w1v2), r: added(w1v3) });
-      const subs = '        ^---------!';
-      const expected = '    -a--u--R--|';
+      const subs = '          ^---------!';
+      const expected = '      -a--u--R--|';
       expectObservable(source.pipe(filterWorkers(gpu))).toBe(expected, {
         a: added(w1),
         u: updated(w1v2),
@@ -56,8 +56,8 @@ describe('filterWorkers (marbles)', () => {
     const w3 = w(3);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--u--d--x--|', { a: added(w1), u: updated(w1v2), d: dropped(w1v2), x: dropped(w3) });
-      const subs = '        ^------------!';
-      const expected = '    -------------|';
+      const subs = '          ^------------!';
+      const expected = '      -------------|';
       expectObservable(source.pipe(filterWorkers(gpu))).toBe(expected);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -68,8 +68,8 @@ describe('filterWorkers (marbles)', () => {
     const w1later = w(1, { tags: ['gpu'], version: '2' });
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--d--d--|', { a: added(w1), d: dropped(w1later) });
-      const subs = '        ^---------!';
-      const expected = '    -a--D-----|';
+      const subs = '          ^---------!';
+      const expected = '      -a--D-----|';
       expectObservable(source.pipe(filterWorkers(gpu))).toBe(expected, { a: added(w1), D: dropped(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -85,8 +85,8 @@ describe('filterWorkers (marbles)', () => {
     };
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--b--c--|', { a: added(w1), b: added(w2), c: dropped(w1) });
-      const subs = '        ^---!';
-      const expected = '    -a--#';
+      const subs = '          ^---!';
+      const expected = '      -a--#';
       expectObservable(source.pipe(filterWorkers(predicate))).toBe(expected, { a: added(w1) }, failure);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -96,8 +96,8 @@ describe('filterWorkers (marbles)', () => {
     const w1 = w(1, { tags: ['gpu'] });
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--#', { a: added(w1) }, new Error('boom'));
-      const subs = '        ^---!';
-      const expected = '    -a--#';
+      const subs = '          ^---!';
+      const expected = '      -a--#';
       expectObservable(source.pipe(filterWorkers(gpu))).toBe(expected, { a: added(w1) }, new Error('boom'));
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -108,9 +108,9 @@ describe('filterWorkers (marbles)', () => {
     const w2 = w(2, { tags: ['gpu'] });
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const source = hot('    -a--b--|', { a: added(w1), b: added(w2) });
-      const subs = '        ^---!';
-      const unsub = '       ^---!';
-      const expected = '    -a---';
+      const subs = '          ^---!';
+      const unsub = '         ^---!';
+      const expected = '      -a---';
       expectObservable(source.pipe(filterWorkers(gpu)), unsub).toBe(expected, { a: added(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -121,11 +121,11 @@ describe('filterWorkers (marbles)', () => {
     const w1cpu = w(1, { tags: ['cpu'] });
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const source = hot('    -a---u---|', { a: added(w1), u: updated(w1cpu) });
-      const subs1 = '       ^--------!';
-      const sub2 = '        ---^';
-      const subs2 = '       ---^-----!';
-      const expected1 = '   -a---d---|';
-      const expected2 = '   ---------|';
+      const subs1 = '         ^--------!';
+      const sub2 = '          ---^';
+      const subs2 = '         ---^-----!';
+      const expected1 = '     -a---d---|';
+      const expected2 = '     ---------|';
       const filtered = source.pipe(filterWorkers(gpu));
       expectObservable(filtered).toBe(expected1, { a: added(w1), d: dropped(w1) });
       expectObservable(filtered, sub2).toBe(expected2);
@@ -133,11 +133,40 @@ describe('filterWorkers (marbles)', () => {
     });
   });
 
+  it('errors with a TypeError on a malformed event', () => {
+    const w1 = w(1, { tags: ['gpu'] });
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('   -a--b--|', {
+        a: added(w1),
+        b: { type: 'worker-moved', worker: w1 } as unknown as DiscoveryEvent,
+      });
+      const subs = '          ^---!';
+      const expected = '      -a--#';
+      expectObservable(source.pipe(filterWorkers(gpu))).toBe(
+        expected,
+        { a: added(w1) },
+        new TypeError('filterWorkers: unknown event type "worker-moved"'),
+      );
+      expectSubscriptions(source.subscriptions).toBe(subs);
+    });
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('   -b--|', { b: { type: 'worker-added', worker: null } as unknown as DiscoveryEvent });
+      const subs = '          ^!';
+      const expected = '      -#';
+      expectObservable(source.pipe(filterWorkers(gpu))).toBe(
+        expected,
+        undefined,
+        new TypeError('filterWorkers: event has no worker uid: {"type":"worker-added","worker":null}'),
+      );
+      expectSubscriptions(source.subscriptions).toBe(subs);
+    });
+  });
+
   it('completes with an empty source', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold<DiscoveryEvent>('|');
-      const subs = '                      (^!)';
-      const expected = '                  |';
+      const subs = '                       (^!)';
+      const expected = '                   |';
       expectObservable(source.pipe(filterWorkers(gpu))).toBe(expected);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -146,8 +175,8 @@ describe('filterWorkers (marbles)', () => {
   it('never emits with a never source', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold<DiscoveryEvent>('-');
-      const subs = '                      ^';
-      const expected = '                  -';
+      const subs = '                       ^';
+      const expected = '                   -';
       expectObservable(source.pipe(filterWorkers(gpu))).toBe(expected);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });

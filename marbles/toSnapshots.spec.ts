@@ -13,8 +13,8 @@ describe('toSnapshots (marbles)', () => {
     const w2 = w(2);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--(bc)--d--|', { a: added(w1), b: added(w2), c: updated(w1v2), d: dropped(w2) });
-      const subs = '        ^------------!';
-      const expected = '    -A--B-----C--|';
+      const subs = '          ^------------!';
+      const expected = '      -A--B-----C--|';
       expectObservable(source.pipe(toSnapshots())).toBe(expected, {
         A: snap(w1),
         B: snap(w1v2, w2),
@@ -38,8 +38,8 @@ describe('toSnapshots (marbles)', () => {
         g: dropped(w2),
         x: dropped(w2),
       });
-      const subs = '        ^---------------------!';
-      const expected = '    -A--------------------|';
+      const subs = '          ^---------------------!';
+      const expected = '      -A--------------------|';
       expectObservable(source.pipe(toSnapshots())).toBe(expected, { A: snap(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -50,8 +50,8 @@ describe('toSnapshots (marbles)', () => {
     const w2 = w(2);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -x--u--|', { x: dropped(w2), u: updated(w1) });
-      const subs = '        ^------!';
-      const expected = '    ----A--|';
+      const subs = '          ^------!';
+      const expected = '      ----A--|';
       expectObservable(source.pipe(toSnapshots())).toBe(expected, { A: snap(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -61,8 +61,8 @@ describe('toSnapshots (marbles)', () => {
     const w1 = w(1);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -(a|)', { a: added(w1) });
-      const subs = '        ^!';
-      const expected = '    -(A|)';
+      const subs = '          ^!';
+      const expected = '      -(A|)';
       expectObservable(source.pipe(toSnapshots())).toBe(expected, { A: snap(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -73,8 +73,8 @@ describe('toSnapshots (marbles)', () => {
     const w2 = w(2);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -(ab)--|', { a: added(w1), b: added(w2) });
-      const subs = '        ^------!';
-      const expected = '    -(AB)--|';
+      const subs = '          ^------!';
+      const expected = '      -(AB)--|';
       expectObservable(source.pipe(toSnapshots(queueScheduler))).toBe(expected, { A: snap(w1), B: snap(w1, w2) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -88,8 +88,8 @@ describe('toSnapshots (marbles)', () => {
     const snapshots = { e: snap(), a: snap(w1, w2), b: snap(w2v2, w3), c: snap(w3, w2v2), d: snap(w3) };
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -e--a--b--c--d--e--|', snapshots);
-      const subs = '        ^------------------!';
-      const expected = '    ----a--b-----d--e--|';
+      const subs = '          ^------------------!';
+      const expected = '      ----a--b-----d--e--|';
       expectObservable(source.pipe(diffSnapshots(), toSnapshots())).toBe(expected, snapshots);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -100,8 +100,8 @@ describe('toSnapshots (marbles)', () => {
     const w2 = w(2);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--(b#)', { a: added(w1), b: added(w2) }, new Error('boom'));
-      const subs = '        ^---!';
-      const expected = '    -A--#';
+      const subs = '          ^---!';
+      const expected = '      -A--#';
       expectObservable(source.pipe(toSnapshots())).toBe(expected, { A: snap(w1) }, new Error('boom'));
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -114,8 +114,8 @@ describe('toSnapshots (marbles)', () => {
         a: added(w1),
         b: { type: 'worker-moved', worker: w1 } as unknown as DiscoveryEvent,
       });
-      const subs = '        ^---!';
-      const expected = '    -A--#';
+      const subs = '          ^---!';
+      const expected = '      -A--#';
       expectObservable(source.pipe(toSnapshots())).toBe(
         expected,
         { A: snap(w1) },
@@ -130,19 +130,36 @@ describe('toSnapshots (marbles)', () => {
     const w2 = w(2);
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const source = hot('    -a--b--|', { a: added(w1), b: added(w2) });
-      const subs = '        ^---!';
-      const unsub = '       ^---!';
-      const expected = '    -A---';
+      const subs = '          ^---!';
+      const unsub = '         ^---!';
+      const expected = '      -A---';
       expectObservable(source.pipe(toSnapshots()), unsub).toBe(expected, { A: snap(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
+    });
+  });
+
+  it('keeps state per subscription: a late subscriber starts from the empty set', () => {
+    const w1 = w(1);
+    const w2 = w(2);
+    testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const source = hot('    -a---b---|', { a: added(w1), b: added(w2) });
+      const subs1 = '         ^--------!';
+      const sub2 = '          ---^';
+      const subs2 = '         ---^-----!';
+      const expected1 = '     -A---B---|';
+      const expected2 = '     -----C---|';
+      const snapshots = source.pipe(toSnapshots());
+      expectObservable(snapshots).toBe(expected1, { A: snap(w1), B: snap(w1, w2) });
+      expectObservable(snapshots, sub2).toBe(expected2, { C: snap(w2) });
+      expectSubscriptions(source.subscriptions).toBe([subs1, subs2]);
     });
   });
 
   it('completes without emitting with an empty source', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold<DiscoveryEvent>('|');
-      const subs = '                      (^!)';
-      const expected = '                  |';
+      const subs = '                       (^!)';
+      const expected = '                   |';
       expectObservable(source.pipe(toSnapshots())).toBe(expected);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -151,8 +168,8 @@ describe('toSnapshots (marbles)', () => {
   it('never emits with a never source', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold<DiscoveryEvent>('-');
-      const subs = '                      ^';
-      const expected = '                  -';
+      const subs = '                       ^';
+      const expected = '                   -';
       expectObservable(source.pipe(toSnapshots())).toBe(expected);
       expectSubscriptions(source.subscriptions).toBe(subs);
     });

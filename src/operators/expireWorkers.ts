@@ -143,7 +143,12 @@ export function expireWorkers(
 
       const next = (event: DiscoveryEvent): void => {
         if (subscriber.closed) return;
-        const { type, worker } = event;
+        const type = event?.type;
+        const worker = event?.worker as WorkerInfo | null | undefined;
+        if (worker === null || typeof worker !== 'object' || typeof worker.uid !== 'string') {
+          subscriber.error(new TypeError(`expireWorkers: event has no worker uid: ${describeValue(event)}`));
+          return;
+        }
         const uid = worker.uid;
         switch (type) {
           case 'worker-added':

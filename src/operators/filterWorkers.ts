@@ -69,7 +69,12 @@ export function filterWorkers(predicate: WorkerPredicate): MonoTypeOperatorFunct
 
       const next = (event: DiscoveryEvent): void => {
         if (subscriber.closed) return;
-        const { type, worker } = event;
+        const type = event?.type;
+        const worker = event?.worker as WorkerInfo | null | undefined;
+        if (worker === null || typeof worker !== 'object' || typeof worker.uid !== 'string') {
+          subscriber.error(new TypeError(`filterWorkers: event has no worker uid: ${describeValue(event)}`));
+          return;
+        }
         switch (type) {
           case 'worker-added':
           case 'worker-updated': {
