@@ -9,7 +9,7 @@ export function describeValue(value: unknown): string {
   else if (typeof value === 'bigint') text = `${value}n`;
   else if (typeof value === 'symbol' || typeof value === 'function') text = String(value);
   else if (value === undefined) text = 'undefined';
-  else if (Number.isNaN(value)) text = 'NaN';
+  else if (typeof value === 'number') text = String(value);
   else {
     try {
       text = JSON.stringify(value) ?? Object.prototype.toString.call(value);

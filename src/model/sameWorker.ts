@@ -17,6 +17,11 @@ function sameOptions(a: ChannelOptions, b: ChannelOptions): boolean {
 function sameTags(a: readonly string[], b: readonly string[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
+  // workerInfo keeps tags sorted and unique, so equal sets are equal arrays:
+  // compare in order first, and fall back to a set only for hand-made input.
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (i === a.length) return true;
   const set = new Set(a);
   if (set.size !== a.length) return false;
   for (const tag of b) if (!set.has(tag)) return false;

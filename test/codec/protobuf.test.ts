@@ -134,10 +134,14 @@ describe('encodeWorker: wool vectors', () => {
   });
 
   it('refuses a lone surrogate (no UTF-8 form) with a TypeError naming the field', () => {
-    const worker = workerInfo({ uid: UID, address: 'h:1', pid: 1, version: 'bad\uD800' });
-    assert.throws(() => encodeWorker(worker), (error: unknown) => error instanceof TypeError && /version/.test(error.message));
-    const tagged = workerInfo({ uid: UID, address: 'h:1', pid: 1, version: 'v', extra: { k: '\uDC00' } });
-    assert.throws(() => encodeWorker(tagged), /extra\["k"\]/);
+    // workerInfo already refuses such text; encodeWorker still guards against
+    // hand-made objects that bypassed it.
+    const valid = workerInfo({ uid: UID, address: 'h:1', pid: 1, version: 'v', extra: { k: 'x' } });
+    assert.throws(() => workerInfo({ ...valid, version: 'bad\uD800' }), /version: .*lone UTF-16 surrogate/);
+    const handMade = { ...valid, version: 'bad\uD800' } as WorkerInfo;
+    assert.throws(() => encodeWorker(handMade), (error: unknown) => error instanceof TypeError && /version/.test(error.message));
+    const handMadeExtra = { ...valid, extra: { k: '\uDC00' } } as WorkerInfo;
+    assert.throws(() => encodeWorker(handMadeExtra), /extra\["k"\]/);
     // A well-formed astral character is fine.
     const astral = workerInfo({ uid: UID, address: 'h:1', pid: 1, version: 'v\u{1F600}' });
     assert.equal(decodeWorker(encodeWorker(astral)).version, 'v\u{1F600}');
