@@ -61,7 +61,7 @@ export interface DiscoveryContractOptions {
    * file handles, registry entries).
    */
   readonly assertReleased?: (discovery: Discovery) => void | Promise<void>;
-  /** Makes the unique namespace of each discovery a test uses. Default `c<time><counter>` (lowercase alphanumerics). */
+  /** Makes the unique namespace of each discovery a test uses. Default `c<6 hex of a per-process random><time><counter>`, lowercase alphanumerics, about 16 characters. */
   readonly namespace?: () => string;
 }
 
@@ -71,9 +71,11 @@ export type DiscoveryContractSetup = () => DiscoveryContractFixture | Promise<Di
 const GPU = (worker: WorkerInfo): boolean => worker.tags.includes('gpu');
 
 let namespaceCounter = 0;
+// Unique across the test processes node --test runs in parallel, too.
+const processTag = randomUUID().slice(0, 6);
 function defaultNamespace(): string {
   namespaceCounter++;
-  return `c${Date.now().toString(36)}${namespaceCounter.toString(36)}`;
+  return `c${processTag}${Date.now().toString(36)}${namespaceCounter.toString(36)}`;
 }
 
 const SHORT = { 'worker-added': 'added', 'worker-updated': 'updated', 'worker-dropped': 'dropped' } as const;
