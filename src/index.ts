@@ -55,3 +55,4 @@ export { expireWorkers } from './operators/expireWorkers.js';
 export type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from './discovery/types.js';
 export { memoryDiscovery } from './backends/memory/memoryDiscovery.js';
 export type { MemoryDiscoveryOptions } from './backends/memory/memoryDiscovery.js';
+export { MemoryRegistry } from './backends/memory/MemoryRegistry.js';
