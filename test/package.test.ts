@@ -24,7 +24,7 @@ describe('package', () => {
     if (typeof conditions === 'string') continue;
     it(`exports ${subpath} with types first, for import and require, and the files exist`, () => {
       for (const kind of ['import', 'require']) {
-        const target = conditions[kind];
+        const target: Record<string, string> | undefined = conditions[kind];
         assert.ok(target, `${subpath} lacks a ${kind} condition`);
         assert.equal(Object.keys(target)[0], 'types', `${subpath} ${kind}: "types" must come first`);
         for (const file of Object.values(target)) assert.ok(existsSync(file), `${file} is missing: run npm run build`);
