@@ -1,4 +1,5 @@
 import { after, describe, it } from 'node:test';
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { workerInfo } from '../../src/model/workerInfo.js';
 import type { WorkerInfo } from '../../src/model/types.js';
@@ -6,7 +7,9 @@ import { packageVersion } from '../../src/cli/packageVersion.js';
 import { residue, uniqueNamespace, woolrx } from './children.js';
 
 // Real processes, real shared memory: `woolrx watch` and `woolrx publish`
-// run from source as separate children on the local backend.
+// run from source as separate children on the local backend. Worker uids
+// are random: block names depend on the uid only, not on the namespace, so
+// fixed uids would collide with other test files running at the same time.
 
 const used: { namespace: string; uids: string[] }[] = [];
 function namespace(label: string, ...uids: string[]): string {
@@ -27,7 +30,7 @@ after(() => {
 
 describe('woolrx CLI, end to end on the local backend', () => {
   it('watch sees publish add a worker with every field, then drop it on SIGTERM; all exit 0', async () => {
-    const uid = '0badc0de-0000-4000-8000-00000000beef';
+    const uid = randomUUID();
     const ns = namespace('watch', uid);
     const watchJson = woolrx(['watch', '--namespace', ns, '--json']);
     const watchText = woolrx(['watch', '-n', ns]);
@@ -42,11 +45,11 @@ describe('woolrx CLI, end to end on the local backend', () => {
     });
     assert.deepEqual(JSON.parse(await watchJson.line()), { type: 'worker-added', worker: json(expected) });
     const text = await watchText.line();
-    assert.match(text, /^\d\d:\d\d:\d\d\.\d{3} \+ 0badc0de \[::1\]:9000 +\d+ ü-2 +cpu,gpu +expr="a=b",zone=eu-1 secure$/);
+    assert.match(text, new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\+ ${uid.slice(0, 8)} \\[::1\\]:9000 +${expected.pid} ü-2 +cpu,gpu +expr="a=b",zone=eu-1 secure$`));
 
     assert.deepEqual(await publisher.stop('SIGTERM'), { code: 0, signal: null });
     assert.deepEqual(JSON.parse(await watchJson.line()), { type: 'worker-dropped', worker: json(expected) });
-    assert.match(await watchText.line(), / - 0badc0de /);
+    assert.match(await watchText.line(), new RegExp(` - ${uid.slice(0, 8)} `));
 
     assert.deepEqual(await watchJson.stop('SIGINT'), { code: 0, signal: null });
     assert.deepEqual(await watchText.stop('SIGTERM'), { code: 0, signal: null });
@@ -72,8 +75,8 @@ describe('woolrx CLI, end to end on the local backend', () => {
   });
 
   it('watch exits 0, quietly, when its stdout pipe is closed (| head -1)', async () => {
-    const first = '00000000-0000-4000-8000-0000000000a1';
-    const second = '00000000-0000-4000-8000-0000000000a2';
+    const first = randomUUID();
+    const second = randomUUID();
     const ns = namespace('epipe', first, second);
     const watch = woolrx(['watch', '-n', ns, '--json']);
     const a = woolrx(['publish', '-n', ns, '-a', 'h:1', '--uid', first]);

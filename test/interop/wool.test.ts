@@ -6,6 +6,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,9 +101,11 @@ function record(ns: string) {
   };
 }
 
-// Every field away from its default, unicode and map entries included.
+// Every field away from its default, unicode and map entries included. The
+// uids are random: block names depend on the uid only, not on the namespace,
+// so fixed uids would collide with other test files running at the same time.
 const fromPython = workerInfo({
-  uid: '0badc0de-0000-4000-8000-00000000beef',
+  uid: randomUUID(),
   address: '[::1]:9000',
   pid: process.pid, // alive for the whole test: the local backend drops workers of dead pids
   version: 'ü-2',
@@ -121,7 +124,7 @@ const fromPython = workerInfo({
   },
 });
 const fromWoolrx = workerInfo({
-  uid: '6f1d2b1c-4c0b-4e7e-9a56-0c2b9d1d7e11',
+  uid: randomUUID(),
   address: 'unix:/run/wool worker.sock',
   pid: process.pid,
   version: '0.13.1',
