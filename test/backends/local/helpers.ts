@@ -87,6 +87,8 @@ export interface ChildReply {
 
 /** A child process running one of ./children/*.ts, driven by request/reply over IPC. */
 export class Child {
+  /** Every child still running, so a failing test cannot leave one behind (see killChildren). */
+  static readonly running = new Set<Child>();
   readonly process: ChildProcess;
   readonly messages: unknown[] = [];
   readonly exited: Promise<number | null>;
@@ -98,7 +100,13 @@ export class Child {
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    this.exited = new Promise((resolve) => this.process.once('exit', (code) => resolve(code)));
+    Child.running.add(this);
+    this.exited = new Promise((resolve) =>
+      this.process.once('exit', (code) => {
+        Child.running.delete(this);
+        resolve(code);
+      }),
+    );
     this.process.on('message', (message: unknown) => {
       const reply = message as Partial<ChildReply>;
       if (typeof reply.id === 'number' && this.#waiting.has(reply.id)) {
@@ -138,6 +146,11 @@ export class Child {
     this.process.kill(signal);
     return this.exited;
   }
+}
+
+/** SIGKILLs every child still running (call in `after`, before checking leftovers). */
+export async function killChildren(): Promise<void> {
+  await Promise.all([...Child.running].map((child) => child.kill('SIGKILL')));
 }
 
 /** What a namespace may leave behind: its segment, these workers' blocks, notify dir, lock. */

@@ -1,0 +1,240 @@
+// Subscriber behaviour across real processes and real shared memory.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, openSync, readFileSync, writeSync, closeSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { blockName } from '../../../src/backends/local/blockName.js';
+import { localDiscovery } from '../../../src/backends/local/index.js';
+import { shortHash } from '../../../src/backends/local/shortHash.js';
+import type { DiscoveryEvent } from '../../../src/events/types.js';
+import { workerInfo } from '../../../src/model/workerInfo.js';
+import { assertClean, Child, CHILDREN, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor } from './helpers.js';
+
+const used: { namespace: string; uids: string[] }[] = [];
+function track(namespace: string, ...uids: string[]): void {
+  const entry = used.find((u) => u.namespace === namespace);
+  if (entry) entry.uids.push(...uids);
+  else used.push({ namespace, uids });
+}
+
+after(async () => {
+  await killChildren();
+  for (const { namespace, uids } of used) await assertClean(namespace, uids);
+});
+
+async function publisherChild(namespace: string, options: object = {}): Promise<Child> {
+  const child = new Child('publisher.ts', [namespace, JSON.stringify({ pollInterval: false, ...options })]);
+  await waitFor(() => child.messages.length > 0, 'publisher child ready');
+  return child;
+}
+
+async function subscriberChild(namespace: string, options: object = {}): Promise<{ child: Child; events: () => DiscoveryEvent[] }> {
+  const child = new Child('subscriber.ts', [namespace, JSON.stringify(options)]);
+  await waitFor(() => child.messages.some((m) => (m as { ready?: boolean }).ready), 'subscriber child ready');
+  const events = () =>
+    child.messages.flatMap((m) => ((m as { event?: DiscoveryEvent }).event ? [(m as { event: DiscoveryEvent }).event] : []));
+  return { child, events };
+}
+
+describe('local subscriber', () => {
+  it('sees a publisher in another process: initial burst, then deltas; a subscriber process too', async () => {
+    const namespace = uniqueNamespace('xproc');
+    const a = makeWorker({ tags: ['gpu'], extra: { zone: 'eu-1' }, secure: true });
+    const b = makeWorker();
+    track(namespace, a.uid, b.uid);
+    const publisher = await publisherChild(namespace);
+    await publisher.call({ op: 'publish', type: 'worker-added', worker: a });
+    const discovery = localDiscovery(namespace, { pollInterval: false });
+    const recorder = new Recorder(discovery.events());
+    // The initial burst is synchronous, at subscription.
+    assert.deepEqual(recorder.events.map((e) => [e.type, e.worker.uid]), [['worker-added', a.uid]]);
+    assert.deepEqual(recorder.workers.get(a.uid), a, 'every field intact');
+    const remote = await subscriberChild(namespace, { pollInterval: false });
+    await waitFor(() => remote.events().length === 1, 'remote initial burst');
+    await publisher.call({ op: 'publish', type: 'worker-added', worker: b });
+    await publisher.call({ op: 'publish', type: 'worker-updated', worker: workerInfo({ ...a, version: '2.0.0' }) });
+    await publisher.call({ op: 'publish', type: 'worker-dropped', worker: b });
+    // Per worker, events come in publish order (changes to different workers
+    // found by one scan may come in any order).
+    const perWorker = (events: DiscoveryEvent[]) => ({
+      a: events.filter((e) => e.worker.uid === a.uid).map((e) => e.type),
+      b: events.filter((e) => e.worker.uid === b.uid).map((e) => e.type),
+    });
+    const expected = { a: ['worker-added', 'worker-updated'], b: ['worker-added', 'worker-dropped'] };
+    await waitFor(() => recorder.events.length === 4, 'local deltas');
+    assert.deepEqual(perWorker(recorder.events), expected);
+    assert.equal(recorder.workers.get(a.uid)?.version, '2.0.0');
+    await waitFor(() => remote.events().length === 4, 'remote deltas');
+    assert.deepEqual(perWorker(remote.events()), expected);
+    await publisher.call({ op: 'exit' });
+    await publisher.exited;
+    await waitFor(() => recorder.workers.size === 0, 'withdrawal on close');
+    await remote.child.call({ op: 'stop' });
+    assert.equal(await remote.child.exited, 0);
+    recorder.stop();
+  });
+
+  it('waits for a namespace that does not exist yet', async () => {
+    const namespace = uniqueNamespace('late');
+    const w = makeWorker();
+    track(namespace, w.uid);
+    const recorder = new Recorder(localDiscovery(namespace, { pollInterval: false }).events());
+    assert.equal(recorder.error, undefined);
+    assert.equal(existsSync(join('/dev/shm', shortHash(namespace))), false);
+    const publisher = await publisherChild(namespace);
+    await publisher.call({ op: 'publish', type: 'worker-added', worker: w });
+    await waitFor(() => recorder.workers.has(w.uid), 'worker of the late namespace');
+    await publisher.call({ op: 'exit' });
+    await waitFor(() => recorder.workers.size === 0, 'dropped');
+    recorder.stop();
+  });
+
+  it('reports a SIGKILLed worker process as dropped and reclaims its slot and block', async () => {
+    const namespace = uniqueNamespace('sigkill');
+    const publisher = await publisherChild(namespace);
+    const w = makeWorker({ pid: publisher.pid });
+    track(namespace, w.uid);
+    const discovery = localDiscovery(namespace, { pollInterval: 100 });
+    const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+    await publisher.call({ op: 'publish', type: 'worker-added', worker: w });
+    await waitFor(() => recorder.workers.has(w.uid), 'added');
+    await publisher.kill('SIGKILL');
+    await waitFor(() => recorder.of('worker-dropped', w.uid).length === 1, 'dropped after SIGKILL', 5_000);
+    await waitFor(() => !existsSync(join('/dev/shm', blockName(w.uid))), 'block reclaimed');
+    const table = readFileSync(join('/dev/shm', shortHash(namespace))).subarray(16);
+    assert.ok(table.equals(Buffer.alloc(table.length)), 'slot reclaimed');
+    assert.ok(recorder.diagnostics.some((d) => d.kind === 'recovered' && d.uid === w.uid));
+    recorder.stop();
+  });
+
+  it('drops a ghost registered with a pid that is already gone, right after the initial burst', async () => {
+    const namespace = uniqueNamespace('ghost');
+    const gone = spawn(process.execPath, ['-e', '0']);
+    const pid = gone.pid ?? 0;
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const ghost = makeWorker({ pid });
+    track(namespace, ghost.uid);
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    await publisher.publish('worker-added', ghost);
+    const recorder = new Recorder(localDiscovery(namespace, { pollInterval: false }).events());
+    await waitFor(() => recorder.of('worker-dropped', ghost.uid).length === 1, 'ghost dropped', 5_000);
+    assert.equal(recorder.events[0]?.type, 'worker-added');
+    recorder.stop();
+    await publisher.close();
+  });
+
+  it('sees a refresh by re-add from a second process as one worker-updated, in one slot', async () => {
+    const namespace = uniqueNamespace('readd');
+    const w = makeWorker();
+    track(namespace, w.uid);
+    const first = await publisherChild(namespace);
+    const second = await publisherChild(namespace);
+    const recorder = new Recorder(localDiscovery(namespace, { pollInterval: false }).events());
+    await first.call({ op: 'publish', type: 'worker-added', worker: w });
+    await waitFor(() => recorder.workers.has(w.uid), 'added');
+    await second.call({ op: 'publish', type: 'worker-added', worker: workerInfo({ ...w, address: '127.0.0.1:4242' }) });
+    await waitFor(() => recorder.of('worker-updated', w.uid).length === 1, 'updated');
+    const table = readFileSync(join('/dev/shm', shortHash(namespace))).subarray(16);
+    let taken = 0;
+    for (let i = 0; i < table.length; i += 16) if (table.readBigUInt64LE(i) !== 0n || table.readBigUInt64LE(i + 8) !== 0n) taken += 1;
+    assert.equal(taken, 1);
+    assert.equal(recorder.workers.get(w.uid)?.address, '127.0.0.1:4242');
+    await first.call({ op: 'exit' });
+    await second.call({ op: 'exit' });
+    await waitFor(() => recorder.workers.size === 0, 'withdrawn');
+    assert.equal(recorder.of('worker-added', w.uid).length, 1);
+    recorder.stop();
+  });
+
+  it('skips a corrupt block, reports it on diagnostics, never errors, and recovers', async () => {
+    const namespace = uniqueNamespace('corrupt');
+    const w = makeWorker();
+    const other = makeWorker();
+    track(namespace, w.uid, other.uid);
+    const publisher = await publisherChild(namespace);
+    await publisher.call({ op: 'publish', type: 'worker-added', worker: w });
+    const discovery = localDiscovery(namespace, { pollInterval: 100 });
+    const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+    await waitFor(() => recorder.workers.has(w.uid), 'added');
+    const path = join('/dev/shm', blockName(w.uid));
+    const fd = openSync(path, 'r+');
+    const notify = join(TMP, `wool-${namespace}`, 'notify');
+    try {
+      // 1. An impossible length.
+      const bad = Buffer.alloc(4);
+      bad.writeUInt32LE(100_000, 0);
+      writeSync(fd, bad, 0, 4, 0);
+      utimesSync(notify, new Date(), new Date());
+      await waitFor(() => recorder.diagnostics.some((d) => d.kind === 'malformed-record' && /length/.test(d.message)), 'length diagnostic');
+      // 2. Bytes that are not protobuf.
+      const junk = Buffer.from([5, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff]);
+      writeSync(fd, junk, 0, junk.length, 0);
+      utimesSync(notify, new Date(), new Date());
+      await waitFor(() => recorder.diagnostics.filter((d) => d.kind === 'malformed-record').length >= 2, 'decode diagnostic');
+    } finally {
+      closeSync(fd);
+    }
+    // The stream lives on: other workers still flow, the bad one is not dropped or updated.
+    await publisher.call({ op: 'publish', type: 'worker-added', worker: other });
+    await waitFor(() => recorder.workers.has(other.uid), 'other worker after corruption');
+    assert.equal(recorder.error, undefined);
+    assert.equal(recorder.of('worker-updated', w.uid).length, 0);
+    const reports = recorder.diagnostics.length;
+    await new Promise((resolve) => setTimeout(resolve, 350)); // three polls retry the same bad bytes
+    assert.equal(recorder.diagnostics.length, reports, 'the same bad bytes are reported once');
+    // Recovery: a valid record again.
+    await publisher.call({ op: 'publish', type: 'worker-updated', worker: workerInfo({ ...w, version: '9' }) });
+    await waitFor(() => recorder.workers.get(w.uid)?.version === '9', 'recovered');
+    assert.deepEqual(
+      recorder.events.filter((e) => e.worker.uid === w.uid).map((e) => e.type),
+      ['worker-added', 'worker-updated'],
+    );
+    await publisher.call({ op: 'exit' });
+    await waitFor(() => recorder.workers.size === 0, 'withdrawn');
+    recorder.stop();
+  });
+
+  it('lets a process that subscribed and unsubscribed exit on its own', async () => {
+    const namespace = uniqueNamespace('idle');
+    const w = makeWorker();
+    track(namespace, w.uid);
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    await publisher.publish('worker-added', w);
+    const child = spawn(process.execPath, ['--import', 'tsx', join(CHILDREN, 'idleSubscriber.ts'), namespace], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`subscriber process still alive 10 s after unsubscribing (output: ${output})`));
+      }, 10_000);
+      child.once('exit', (status) => {
+        clearTimeout(timer);
+        resolve(status);
+      });
+    });
+    assert.equal(code, 0);
+    assert.match(output, /event worker-added\nunsubscribed\n/);
+    await publisher.close();
+  });
+
+  it('filters: events(predicate) turns workers entering and leaving the filter into added and dropped', async () => {
+    const namespace = uniqueNamespace('filter');
+    const w = makeWorker();
+    track(namespace, w.uid);
+    const discovery = localDiscovery(namespace, { pollInterval: false });
+    const recorder = new Recorder(discovery.events((worker) => worker.tags.includes('gpu')));
+    const publisher = discovery.publisher();
+    await publisher.publish('worker-added', w);
+    await publisher.publish('worker-updated', workerInfo({ ...w, tags: ['gpu'] }));
+    await waitFor(() => recorder.events.length === 1, 'enters the filter');
+    await publisher.publish('worker-updated', w);
+    await waitFor(() => recorder.events.length === 2, 'leaves the filter');
+    assert.deepEqual(recorder.events.map((e) => e.type), ['worker-added', 'worker-dropped']);
+    recorder.stop();
+    await publisher.close();
+  });
+});
