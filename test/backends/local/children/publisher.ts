@@ -1,6 +1,7 @@
 // Child process: a localDiscovery publisher driven over IPC.
 // argv[2]: namespace, argv[3]: JSON options.
-// Requests: {op:'publish', type, worker}, {op:'close'}, {op:'exit'}.
+// Requests: {op:'publish', type, worker}, {op:'run', workers:[{type, worker}]} (in order),
+// {op:'close'}, {op:'exit'} (closes, then lets the process end).
 import { localDiscovery } from '../../../../src/backends/local/index.js';
 import type { DiscoveryEventType } from '../../../../src/events/types.js';
 import type { WorkerInfo } from '../../../../src/model/types.js';
@@ -11,7 +12,7 @@ const publisher = discovery.publisher();
 
 interface Request {
   id: number;
-  op: 'publish' | 'close' | 'exit' | 'pid';
+  op: 'publish' | 'run' | 'close' | 'exit';
   type?: DiscoveryEventType;
   worker?: WorkerInfo;
   workers?: { type: DiscoveryEventType; worker: WorkerInfo }[];
@@ -27,6 +28,8 @@ process.on('message', (message: Request) => {
     try {
       if (message.op === 'publish') {
         await publisher.publish(message.type as DiscoveryEventType, message.worker as WorkerInfo);
+      } else if (message.op === 'run') {
+        for (const { type, worker } of message.workers ?? []) await publisher.publish(type, worker);
       } else if (message.op === 'close') {
         await publisher.close();
       } else if (message.op === 'exit') {

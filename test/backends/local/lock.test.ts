@@ -1,0 +1,63 @@
+// The namespace lock against a real holder in another process.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backends/local/index.js';
+import { WoolrxError } from '../../../src/errors/WoolrxError.js';
+import { assertClean, Child, killChildren, makeWorker, TMP, uniqueNamespace, waitFor } from './helpers.js';
+
+const used: { namespace: string; uids: string[] }[] = [];
+
+after(async () => {
+  await killChildren();
+  for (const { namespace, uids } of used) await assertClean(namespace, uids);
+});
+
+async function holder(namespace: string): Promise<Child> {
+  const child = new Child('lockHolder.ts', [namespace]);
+  await waitFor(() => child.messages.some((m) => (m as { locked?: boolean }).locked), 'lock holder ready');
+  return child;
+}
+
+describe('local namespace lock', () => {
+  it('publish fails with LockTimeoutError (naming namespace and timeout) while another process holds the lock', async () => {
+    const namespace = uniqueNamespace('locktimeout');
+    const w = makeWorker();
+    used.push({ namespace, uids: [w.uid] });
+    const child = await holder(namespace);
+    const publisher = localDiscovery(namespace, { lockTimeout: 300, pollInterval: false }).publisher();
+    const started = performance.now();
+    await assert.rejects(publisher.publish('worker-added', w), (error: unknown) => {
+      assert.ok(error instanceof LockTimeoutError);
+      assert.ok(error instanceof WoolrxError);
+      assert.equal(error.code, 'WOOLRX_LOCK_TIMEOUT');
+      assert.equal(error.namespace, namespace);
+      assert.equal(error.timeout, 300);
+      assert.match(error.message, new RegExp(`${namespace}.*300 ms`));
+      return true;
+    });
+    const waited = performance.now() - started;
+    assert.ok(waited >= 290 && waited < 3_000, `waited ${waited} ms`);
+    assert.equal(existsSync(join('/dev/shm', shortHash(namespace))), false, 'nothing written without the lock');
+    await child.call({ op: 'release' });
+    await child.exited;
+    await publisher.publish('worker-added', w);
+    await publisher.close();
+  });
+
+  it('recovers the lock of a holder that was SIGKILLed once it is stale', async () => {
+    const namespace = uniqueNamespace('lockstale');
+    const w = makeWorker();
+    used.push({ namespace, uids: [w.uid] });
+    const child = await holder(namespace);
+    await child.kill('SIGKILL');
+    assert.ok(existsSync(join(TMP, `wool-lock-${shortHash(namespace)}.lock`)), 'the dead holder left its lock');
+    const publisher = localDiscovery(namespace, { lockStale: 2_000, lockTimeout: 10_000, pollInterval: false }).publisher();
+    const started = performance.now();
+    await publisher.publish('worker-added', w);
+    const waited = performance.now() - started;
+    assert.ok(waited < 5_000, `recovered after ${waited} ms`);
+    await publisher.close();
+  });
+});
