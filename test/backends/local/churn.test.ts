@@ -105,7 +105,7 @@ describe('local backend under churn', () => {
 
     const random = prng(0xc0ffee);
     const finals = publishers.map(() => new Map<string, WorkerInfo>());
-    const plans = publishers.map((_, i) => plan(i, random, finals[i] ?? new Map()));
+    const plans = publishers.map((_, i) => plan(i, random, finals[i] ?? new Map<string, WorkerInfo>()));
     const expected = new Map<string, WorkerInfo>();
     for (const final of finals) for (const [uid, worker] of final) expected.set(uid, worker);
 
