@@ -1,0 +1,363 @@
+import {
+  ClientClosedError,
+  EtcdAuthenticationFailedError,
+  EtcdPermissionDeniedError,
+  castGrpcErrorMessage,
+  type Etcd3,
+  type IDuplexStream,
+  type IKeyValue,
+  type IWatchRequest,
+  type IWatchResponse,
+} from 'etcd3';
+import type { Subject } from 'rxjs';
+import { decodeWorker } from '../../codec/decodeWorker.js';
+import type { DiscoveryDiagnostic } from '../../discovery/types.js';
+import { discoveryEvent } from '../../events/discoveryEvent.js';
+import type { DiscoveryEvent } from '../../events/types.js';
+import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
+import { sameWorker } from '../../model/sameWorker.js';
+import type { WorkerInfo } from '../../model/types.js';
+import type { EtcdConnection } from './EtcdConnection.js';
+import { prefixRangeEnd } from './prefixRangeEnd.js';
+import type { EtcdSettings } from './types.js';
+
+type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
+
+/** Keys per page of the initial (and any re-) read. */
+const PAGE_SIZE = 1000;
+/** Retry delays after a failure, ms: doubling from the first, capped at the last. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 2000;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Errors a retry cannot fix: wrong credentials, missing permissions, a closed client. */
+function isFatal(error: unknown): boolean {
+  return (
+    error instanceof EtcdAuthenticationFailedError ||
+    error instanceof EtcdPermissionDeniedError ||
+    error instanceof ClientClosedError
+  );
+}
+
+/** What the subscription needs from its discovery and subscriber. @internal */
+export interface EtcdSubscriptionSink {
+  readonly next: (event: DiscoveryEvent) => void;
+  readonly error: (error: unknown) => void;
+  readonly closed: () => boolean;
+}
+
+/**
+ * One subscription of {@link etcdDiscovery}'s `events()`: reads the
+ * namespace's workers at a revision R (paged, all at R), emits
+ * `worker-added` for each in one synchronous burst, then watches from R+1.
+ *
+ * - The last revision whose events were all delivered is kept; a broken
+ *   watch stream is re-opened from that revision + 1 (no gap, no
+ *   duplicate), after a short back-off, on whichever endpoint answers.
+ * - When etcd has compacted that revision away (the watch is cancelled
+ *   with a compact revision), the prefix is read again and diffed against
+ *   what this subscription has reported: only real changes are emitted.
+ * - A PUT emits `worker-added` for a new uid, `worker-updated` when the
+ *   decoded worker differs from the one reported, nothing otherwise; a
+ *   DELETE emits `worker-dropped` with the last reported metadata.
+ * - A value that does not decode (or whose uid is not its key's) is skipped
+ *   and reported as a `malformed-record` diagnostic; a worker whose record
+ *   turns malformed is dropped, as a re-read would.
+ * - Authentication and permission failures end the stream with the error;
+ *   anything else (unreachable cluster, lost leader) is retried forever
+ *   and reported as `warning` diagnostics, then `recovered`.
+ * @internal
+ */
+export class EtcdSubscription {
+  readonly #settings: EtcdSettings;
+  readonly #connection: EtcdConnection;
+  readonly #diagnostics: Subject<DiscoveryDiagnostic>;
+  readonly #sink: EtcdSubscriptionSink;
+  readonly #prefix: Buffer;
+  readonly #rangeEnd: Buffer;
+  readonly #reported = new Map<string, WorkerInfo>();
+  #client: Etcd3 | undefined;
+  #revision = 0;
+  #stream: WatchStream | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Bumped whenever a read or stream is abandoned, so its late callbacks are ignored. */
+  #generation = 0;
+  #failures = 0;
+  #stopped = false;
+
+  /**
+   * @param settings The discovery's settings.
+   * @param connection The discovery's shared client.
+   * @param diagnostics Where to report skipped records and reconnections.
+   * @param sink The subscriber.
+   */
+  constructor(
+    settings: EtcdSettings,
+    connection: EtcdConnection,
+    diagnostics: Subject<DiscoveryDiagnostic>,
+    sink: EtcdSubscriptionSink,
+  ) {
+    this.#settings = settings;
+    this.#connection = connection;
+    this.#diagnostics = diagnostics;
+    this.#sink = sink;
+    this.#prefix = Buffer.from(settings.workersPrefix, 'utf8');
+    this.#rangeEnd = prefixRangeEnd(this.#prefix);
+  }
+
+  /** The last revision whose changes this subscription has fully delivered. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** Connects and starts the initial read. */
+  start(): void {
+    this.#client = this.#connection.acquire();
+    this.#connection.track(this.#list());
+  }
+
+  /** Closes the watch stream, cancels any timer and releases the client. Idempotent. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#generation++;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#closeStream();
+    if (this.#client !== undefined) {
+      this.#client = undefined;
+      this.#connection.release();
+    }
+  }
+
+  #report(kind: DiscoveryDiagnostic['kind'], text: string, extra: { uid?: string; error?: unknown } = {}): void {
+    this.#diagnostics.next({ kind, namespace: this.#settings.namespace, message: text, ...extra });
+  }
+
+  #emit(events: readonly DiscoveryEvent[]): void {
+    for (const event of events) {
+      if (this.#stopped || this.#sink.closed()) return;
+      this.#sink.next(event);
+    }
+  }
+
+  #fail(error: unknown): void {
+    if (this.#stopped) return;
+    this.stop();
+    this.#sink.error(error);
+  }
+
+  /** Handles a failed read or stream: fatal errors end the stream, others retry after a back-off. */
+  #retry(error: unknown, what: string, then: () => void): void {
+    if (this.#stopped) return;
+    if (isFatal(error)) {
+      this.#fail(error);
+      return;
+    }
+    const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.#failures);
+    this.#failures++;
+    this.#report('warning', `etcd ${what} failed (${message(error)}); retrying in ${delay} ms`, { error });
+    const generation = ++this.#generation;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (!this.#stopped && generation === this.#generation) then();
+    }, delay);
+  }
+
+  /** Reads every key under the prefix at one revision, a page at a time. */
+  async #readAll(client: Etcd3): Promise<{ kvs: IKeyValue[]; revision: number }> {
+    const kvs: IKeyValue[] = [];
+    let key = this.#prefix;
+    let revision: string | undefined;
+    for (;;) {
+      const response = await client.kv.range({
+        key,
+        range_end: this.#rangeEnd,
+        limit: PAGE_SIZE,
+        ...(revision === undefined ? {} : { revision }),
+      });
+      revision ??= response.header.revision;
+      kvs.push(...response.kvs);
+      const last = response.kvs[response.kvs.length - 1];
+      if (!response.more || last === undefined) break;
+      key = Buffer.concat([last.key, Buffer.from([0])]);
+    }
+    return { kvs, revision: Number(revision) };
+  }
+
+  /** (Re-)reads the prefix, emits the difference to what was reported, then watches. */
+  async #list(): Promise<void> {
+    const client = this.#client;
+    if (client === undefined || this.#stopped) return;
+    const generation = ++this.#generation;
+    this.#closeStream();
+    let snapshot: { kvs: IKeyValue[]; revision: number };
+    try {
+      snapshot = await this.#readAll(client);
+    } catch (error) {
+      if (generation === this.#generation) this.#retry(error, 'read', () => void this.#list());
+      return;
+    }
+    if (this.#stopped || generation !== this.#generation) return;
+    const next = new Map<string, WorkerInfo>();
+    for (const kv of snapshot.kvs) {
+      const worker = this.#decode(kv);
+      if (worker !== undefined) next.set(worker.uid, worker);
+    }
+    const events: DiscoveryEvent[] = [];
+    for (const [uid, worker] of this.#reported) {
+      if (!next.has(uid)) events.push(discoveryEvent('worker-dropped', worker));
+    }
+    for (const [uid, worker] of next) {
+      const before = this.#reported.get(uid);
+      if (before === undefined) events.push(discoveryEvent('worker-added', worker));
+      else if (!sameWorker(before, worker)) events.push(discoveryEvent('worker-updated', worker));
+    }
+    const relist = this.#revision !== 0;
+    this.#reported.clear();
+    for (const [uid, worker] of next) this.#reported.set(uid, worker);
+    this.#revision = snapshot.revision;
+    // Watch first: a subscriber unsubscribing from inside the burst stops it again.
+    this.#watch();
+    if (relist) {
+      this.#report(
+        'recovered',
+        `Re-read ${next.size} worker(s) at revision ${snapshot.revision}: ${events.length} change(s) since the last event`,
+      );
+    }
+    this.#emit(events);
+  }
+
+  /** Opens a watch stream from the revision after the last one delivered. */
+  #watch(): void {
+    const client = this.#client;
+    if (client === undefined || this.#stopped) return;
+    const generation = ++this.#generation;
+    this.#closeStream();
+    client.watchClient.watch().then(
+      (stream) => {
+        if (this.#stopped || generation !== this.#generation) {
+          EtcdSubscription.#close(stream);
+          return;
+        }
+        this.#stream = stream;
+        stream.on('data', (response) => this.#onResponse(response, generation));
+        stream.on('error', (error) => this.#onBroken(error, generation));
+        stream.on('end', () => this.#onBroken(new Error('the watch stream ended'), generation));
+        stream.write({
+          create_request: {
+            key: this.#prefix,
+            range_end: this.#rangeEnd,
+            start_revision: this.#revision + 1,
+          },
+        });
+      },
+      (error: unknown) => {
+        if (generation === this.#generation) this.#retry(error, 'watch', () => this.#reconnect());
+      },
+    );
+  }
+
+  /** After a broken stream: checks the cluster answers (and refreshes an expired auth token), then watches again. */
+  #reconnect(): void {
+    const client = this.#client;
+    if (client === undefined || this.#stopped) return;
+    const generation = ++this.#generation;
+    client.kv.range({ key: this.#prefix, range_end: this.#rangeEnd, count_only: true }).then(
+      () => {
+        if (!this.#stopped && generation === this.#generation) this.#watch();
+      },
+      (error: unknown) => {
+        if (generation === this.#generation) this.#retry(error, 'reconnect', () => this.#reconnect());
+      },
+    );
+  }
+
+  #onBroken(error: unknown, generation: number): void {
+    if (this.#stopped || generation !== this.#generation) return;
+    this.#closeStream();
+    this.#retry(error, `watch (from revision ${this.#revision + 1})`, () => this.#reconnect());
+  }
+
+  #onResponse(response: IWatchResponse, generation: number): void {
+    if (this.#stopped || generation !== this.#generation) return;
+    if (response.canceled) {
+      this.#closeStream();
+      const compacted = Number(response.compact_revision);
+      if (compacted > 0) {
+        this.#report(
+          'warning',
+          `Revision ${this.#revision + 1} was compacted (compact revision ${compacted}); re-reading the namespace`,
+        );
+        void this.#list();
+        return;
+      }
+      const error = castGrpcErrorMessage(response.cancel_reason || 'etcd cancelled the watch');
+      this.#retry(error, 'watch', () => void this.#list());
+      return;
+    }
+    if (response.created) {
+      if (this.#failures > 0) {
+        this.#failures = 0;
+        this.#report('recovered', `Watching again from revision ${this.#revision + 1}`);
+      }
+      return;
+    }
+    const events: DiscoveryEvent[] = [];
+    for (const change of response.events) {
+      const event = this.#apply(change.type, change.kv);
+      if (event !== undefined) events.push(event);
+      this.#revision = Math.max(this.#revision, Number(change.kv.mod_revision));
+    }
+    this.#emit(events);
+  }
+
+  /** Applies one change to the reported set; returns the event it makes, if any. */
+  #apply(type: string, kv: IKeyValue): DiscoveryEvent | undefined {
+    const uid = kv.key.subarray(this.#prefix.length).toString('utf8');
+    const before = this.#reported.get(uid);
+    const worker = type === 'Delete' ? undefined : this.#decode(kv);
+    if (worker === undefined) {
+      if (before === undefined) return undefined;
+      this.#reported.delete(uid);
+      return discoveryEvent('worker-dropped', before);
+    }
+    this.#reported.set(uid, worker);
+    if (before === undefined) return discoveryEvent('worker-added', worker);
+    return sameWorker(before, worker) ? undefined : discoveryEvent('worker-updated', worker);
+  }
+
+  /** Decodes a record; reports and skips one that is not valid worker metadata for its key. */
+  #decode(kv: IKeyValue): WorkerInfo | undefined {
+    const uid = kv.key.subarray(this.#prefix.length).toString('utf8');
+    try {
+      const worker = decodeWorker(kv.value);
+      if (worker.uid !== uid) {
+        throw new WorkerDecodeError(`the record describes worker ${worker.uid}, not the key's ${JSON.stringify(uid)}`);
+      }
+      return worker;
+    } catch (error) {
+      this.#report(
+        'malformed-record',
+        `Skipped the record at ${JSON.stringify(kv.key.toString('utf8'))} (revision ${kv.mod_revision}): ${message(error)}`,
+        { uid, error },
+      );
+      return undefined;
+    }
+  }
+
+  #closeStream(): void {
+    const stream = this.#stream;
+    this.#stream = undefined;
+    if (stream !== undefined) EtcdSubscription.#close(stream);
+  }
+
+  static #close(stream: WatchStream): void {
+    // Cancelling makes grpc emit a CANCELLED error: keep a listener so it is not thrown.
+    stream.on('error', () => undefined);
+    stream.cancel();
+  }
+}

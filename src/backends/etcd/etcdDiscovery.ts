@@ -1,0 +1,77 @@
+import { Observable, Subject } from 'rxjs';
+import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
+import type { DiscoveryEvent } from '../../events/types.js';
+import type { WorkerPredicate } from '../../model/types.js';
+import { filterWorkers } from '../../operators/filterWorkers.js';
+import { EtcdConnection } from './EtcdConnection.js';
+import { EtcdPublisher } from './EtcdPublisher.js';
+import { EtcdSubscription } from './EtcdSubscription.js';
+import { etcdSettings } from './etcdSettings.js';
+import type { EtcdDiscoveryOptions } from './types.js';
+
+/**
+ * Discovery over an etcd (v3) cluster, for pools that span hosts and
+ * networks: workers are keys `<prefix>/<namespace>/workers/<uid>` holding
+ * their protobuf metadata (the core codec), each attached to its
+ * publisher's lease.
+ *
+ * - `events(filter?)` is cold. Each subscription reads the namespace at a
+ *   revision R and emits `worker-added` for every worker in one synchronous
+ *   burst, then watches from R+1: changes arrive in etcd's order, with no
+ *   gap and no duplicate. A broken stream resumes from the last delivered
+ *   revision + 1 on any endpoint that answers; if that revision was
+ *   compacted, the namespace is read again and only the differences to
+ *   what the subscription already reported are emitted. A record that does
+ *   not decode is skipped and reported on `diagnostics`. Unsubscribing
+ *   closes the watch and, with the last user, the client.
+ * - `publisher()` returns a publisher with one lease, kept alive every
+ *   `ttl / 3`. Its workers vanish when it closes (the lease is revoked) or
+ *   `ttl` seconds after it dies without closing (the lease expires). A lost
+ *   lease is re-granted and its workers put again.
+ * - `diagnostics` is hot: skipped records, reconnections, lease recoveries,
+ *   take-overs.
+ *
+ * Node only (gRPC). See docs/backends/etcd.md for the guarantees and for
+ * choosing `ttl`.
+ *
+ * @example
+ * import { etcdDiscovery } from 'woolrx/etcd';
+ *
+ * const discovery = etcdDiscovery({ endpoints: 'http://10.0.0.5:2379,http://10.0.0.6:2379', namespace: 'jobs' });
+ * discovery.events().subscribe((event) => console.log(event.type, event.worker.address));
+ *
+ * await using publisher = discovery.publisher();
+ * await publisher.publish('worker-added', worker);
+ *
+ * @param options Endpoints, namespace, lease TTL (seconds), key prefix, TLS, auth.
+ * @returns The discovery. Nothing connects until a subscription or a publish.
+ * @throws {TypeError} Naming a bad option.
+ */
+export function etcdDiscovery(options: EtcdDiscoveryOptions = {}): Discovery {
+  const settings = etcdSettings(options);
+  const connection = new EtcdConnection(settings);
+  const diagnostics = new Subject<DiscoveryDiagnostic>();
+
+  const source = new Observable<DiscoveryEvent>((subscriber) => {
+    const subscription = new EtcdSubscription(settings, connection, diagnostics, {
+      next: (event) => subscriber.next(event),
+      error: (error) => subscriber.error(error),
+      closed: () => subscriber.closed,
+    });
+    subscription.start();
+    return () => subscription.stop();
+  });
+
+  const discovery: Discovery = Object.freeze({
+    namespace: settings.namespace,
+    events(filter?: WorkerPredicate): Observable<DiscoveryEvent> {
+      return filter === undefined ? source : source.pipe(filterWorkers(filter));
+    },
+    publisher(): WorkerPublisher {
+      return new EtcdPublisher(settings, connection, diagnostics);
+    },
+    diagnostics: diagnostics.asObservable(),
+  });
+  EtcdConnection.register(discovery, connection);
+  return discovery;
+}

@@ -1,0 +1,27 @@
+// The backend contract suite against a real single-node etcd started for
+// this file (loopback, free ports, tmpfs data directory; always stopped).
+import assert from 'node:assert/strict';
+import { EtcdConnection } from '../../../src/backends/etcd/EtcdConnection.js';
+import { etcdDiscovery } from '../../../src/backends/etcd/etcdDiscovery.js';
+import { describeDiscoveryContract } from '../../contract/discoveryContract.js';
+import { startEtcd } from './etcdHarness.js';
+
+describeDiscoveryContract(
+  'etcd',
+  async () => {
+    const etcd = await startEtcd();
+    return {
+      discovery: (namespace) => etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl: 5 }),
+      teardown: () => etcd.dispose(),
+    };
+  },
+  {
+    settleMs: 50,
+    assertReleased: (discovery) => {
+      const connection = EtcdConnection.of(discovery);
+      assert.ok(connection, 'not an etcd discovery');
+      assert.equal(connection.users, 0, 'a subscription or publisher still holds the client');
+      assert.equal(connection.open, false, 'the etcd client is still open');
+    },
+  },
+);
