@@ -1,0 +1,122 @@
+// Interop with wool's format, through test/interop/woolpeer.py: an
+// independent stdlib-only Python peer (flock, mmap, notify touch) written
+// from the wire description, not from woolrx.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { localDiscovery, shortHash } from '../../../src/backends/local/index.js';
+import type { WorkerInfo } from '../../../src/model/types.js';
+import { workerInfo } from '../../../src/model/workerInfo.js';
+import { assertClean, makeWorker, Recorder, TMP, uniqueNamespace, waitFor } from './helpers.js';
+
+const WOOLPEER = fileURLToPath(new URL('../../interop/woolpeer.py', import.meta.url));
+const used: { namespace: string; uids: string[] }[] = [];
+const peers: ChildProcessWithoutNullStreams[] = [];
+
+after(async () => {
+  for (const peer of peers) if (peer.exitCode === null) peer.kill('SIGKILL');
+  for (const { namespace, uids } of used) {
+    // wool's flock file is wool's to leave behind (it never removes it); ours is the .lock directory.
+    rmSync(join(TMP, `wool-lock-${shortHash(namespace)}`), { force: true });
+    await assertClean(namespace, uids);
+  }
+});
+
+function woolArgs(namespace: string, worker: WorkerInfo): string[] {
+  const args = ['publish', '--namespace', namespace, '--uid', worker.uid, '--address', worker.address, '--pid', String(worker.pid), '--version', worker.version];
+  for (const tag of worker.tags) args.push('--tag', tag);
+  for (const [key, value] of Object.entries(worker.extra)) args.push('--extra', `${key}=${value}`);
+  if (worker.secure) args.push('--secure');
+  args.push('--option', `max_receive_message_length=${worker.options.maxReceiveMessageLength}`);
+  args.push('--option', `keepalive_time_ms=${worker.options.keepaliveTimeMs}`);
+  return args;
+}
+
+/** Starts a wool peer publishing `worker`; resolves once it printed "ready". Closing its stdin withdraws it. */
+async function woolPublish(namespace: string, worker: WorkerInfo, extra: string[] = []): Promise<ChildProcessWithoutNullStreams> {
+  const peer = spawn('python3', [WOOLPEER, ...woolArgs(namespace, worker), ...extra]);
+  peers.push(peer);
+  let output = '';
+  peer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  peer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(() => output.includes('ready') || peer.exitCode !== null, 'wool peer ready');
+  assert.equal(peer.exitCode, null, `wool peer failed: ${output}`);
+  return peer;
+}
+
+async function withdraw(peer: ChildProcessWithoutNullStreams): Promise<void> {
+  peer.stdin.end();
+  const code = await new Promise<number | null>((resolve) => (peer.exitCode !== null ? resolve(peer.exitCode) : peer.once('exit', resolve)));
+  assert.equal(code, 0);
+}
+
+describe('local backend ↔ wool format (woolpeer.py)', () => {
+  it('a woolrx subscriber sees a wool publisher\'s worker with every field, its in-place refresh, and its withdrawal', async () => {
+    const namespace = uniqueNamespace('woolpub');
+    const worker = makeWorker({
+      tags: ['gpu', 'big'],
+      extra: { zone: 'eu-1', rack: '7' },
+      secure: true,
+      options: { maxReceiveMessageLength: 1024, keepaliveTimeMs: 5000 },
+    });
+    used.push({ namespace, uids: [worker.uid] });
+    // No poll: the wool peer's notify touch alone must drive the woolrx subscriber.
+    const discovery = localDiscovery(namespace, { pollInterval: false });
+    const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+    const owner = await woolPublish(namespace, worker, ['--unlink-segment-on-exit']);
+    await waitFor(() => recorder.workers.has(worker.uid), 'wool worker seen');
+    assert.deepEqual(recorder.workers.get(worker.uid), worker);
+    // A second wool process re-adds it with a new address: refreshed in place through mmap.
+    const moved = workerInfo({ ...worker, address: '127.0.0.1:6001' });
+    const refresher = await woolPublish(namespace, moved);
+    await waitFor(() => recorder.of('worker-updated', worker.uid).length === 1, 'in-place refresh seen');
+    assert.deepEqual(recorder.workers.get(worker.uid), moved);
+    await withdraw(refresher);
+    await waitFor(() => recorder.of('worker-dropped', worker.uid).length === 1, 'withdrawal seen');
+    assert.deepEqual(recorder.diagnostics.filter((d) => d.kind === 'malformed-record'), []);
+    await withdraw(owner);
+    recorder.stop();
+  });
+
+  it('a wool scanner sees a woolrx publisher\'s workers with every field', async () => {
+    const namespace = uniqueNamespace('woolscan');
+    const a = makeWorker({ tags: ['gpu'], extra: { zone: 'eu-1', rack: '7' }, secure: true, options: { compression: 'gzip', maxConcurrentStreams: 7 } });
+    const b = makeWorker({ address: '[::1]:9000', version: 'ü-2' });
+    used.push({ namespace, uids: [a.uid, b.uid] });
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    await publisher.publish('worker-added', a);
+    await publisher.publish('worker-added', b);
+    const scanned = execFileSync('python3', [WOOLPEER, 'scan', '--namespace', namespace], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as WorkerInfo);
+    assert.deepEqual(scanned, [a, b].map((w) => JSON.parse(JSON.stringify(w)) as WorkerInfo));
+    await publisher.close();
+    assert.equal(execFileSync('python3', [WOOLPEER, 'scan', '--namespace', namespace], { encoding: 'utf8' }), '');
+  });
+
+  it('woolrx and wool publishers share one namespace; woolrx never unlinks a segment wool created', async () => {
+    const namespace = uniqueNamespace('mixed');
+    const wool = makeWorker();
+    const rx = makeWorker();
+    used.push({ namespace, uids: [wool.uid, rx.uid] });
+    const owner = await woolPublish(namespace, wool, ['--unlink-segment-on-exit']);
+    const discovery = localDiscovery(namespace, { pollInterval: false });
+    const recorder = new Recorder(discovery.events());
+    assert.ok(recorder.workers.has(wool.uid), 'initial burst includes the wool worker');
+    const publisher = discovery.publisher();
+    await publisher.publish('worker-added', rx);
+    await waitFor(() => recorder.workers.has(rx.uid), 'woolrx worker');
+    await publisher.close();
+    await waitFor(() => !recorder.workers.has(rx.uid), 'woolrx worker withdrawn');
+    // Still wool's segment, still holding wool's worker.
+    const scanned = execFileSync('python3', [WOOLPEER, 'scan', '--namespace', namespace], { encoding: 'utf8' });
+    assert.match(scanned, new RegExp(wool.uid));
+    await withdraw(owner);
+    await waitFor(() => !recorder.workers.has(wool.uid), 'wool worker withdrawn');
+    recorder.stop(); // last one out: removes the notification directory
+  });
+});
