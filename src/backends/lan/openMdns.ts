@@ -1,0 +1,115 @@
+import makeMdns from 'multicast-dns';
+import type { MulticastDNS, QueryOutgoingPacket, ResponseOutgoingPacket } from 'multicast-dns';
+import { LanSocketError } from './LanSocketError.js';
+
+/** An open mDNS socket, as {@link openMdns} returns it. */
+export interface MdnsSocket {
+  /** The multicast-dns instance: listen to its `query` / `response` events. */
+  readonly mdns: MulticastDNS;
+  /** Resolves once the socket is bound and has joined the group; rejects with a {@link LanSocketError}. */
+  readonly ready: Promise<void>;
+  /** Sends a query; rejects with a {@link LanSocketError}. */
+  query(packet: QueryOutgoingPacket): Promise<void>;
+  /** Sends a response; rejects with a {@link LanSocketError}. */
+  respond(packet: ResponseOutgoingPacket): Promise<void>;
+  /** Closes the socket (idempotent); no callback runs afterwards. */
+  close(): Promise<void>;
+}
+
+/** Where {@link openMdns} reports what it cannot throw. */
+export interface MdnsListeners {
+  /** The socket is unusable (bind failed, interface gone). Called at most once. */
+  fatal(error: LanSocketError): void;
+  /** Something to report that does not stop the socket (a group it could not join, an undecodable packet). */
+  warning(message: string, error: unknown): void;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Opens a multicast-dns socket (port 5353, group 224.0.0.251, loopback on)
+ * with every failure routed to `listeners`, never thrown: an `error` event
+ * is fatal, a `warning` is reported, sends reject with a {@link LanSocketError}.
+ *
+ * @param namespace For error messages.
+ * @param options Interface address and port.
+ * @param listeners Failure callbacks.
+ * @returns The socket.
+ */
+export function openMdns(
+  namespace: string,
+  options: { readonly interface?: string | undefined; readonly port?: number | undefined },
+  listeners: MdnsListeners,
+): MdnsSocket {
+  let closed = false;
+  let failed: LanSocketError | undefined;
+  let closing: Promise<void> | undefined;
+  const fail = (what: string, cause: unknown): LanSocketError => {
+    const error = cause instanceof LanSocketError ? cause : new LanSocketError(namespace, what, cause);
+    if (failed === undefined && !closed) {
+      failed = error;
+      listeners.fatal(error);
+    }
+    return error;
+  };
+
+  const mdns = makeMdns({
+    port: options.port ?? 5353,
+    ...(options.interface === undefined ? {} : { interface: options.interface }),
+    reuseAddr: true,
+    loopback: true,
+  });
+  // An EventEmitter 'error' without a listener throws: keep one for the socket's whole life.
+  mdns.on('error', (error: unknown) => {
+    if (!closed) fail('binding the mDNS socket', error);
+  });
+  mdns.on('warning', (error: unknown) => {
+    if (closed) return;
+    listeners.warning(`mDNS socket warning: ${errorText(error)}`, error);
+  });
+
+  const ready = new Promise<void>((resolve, reject) => {
+    mdns.once('ready', () => resolve());
+    mdns.once('error', (error: unknown) => reject(fail('binding the mDNS socket', error)));
+  });
+  // Nobody may be waiting for `ready` (a failure is also reported to `fatal`).
+  ready.catch(() => undefined);
+
+  const send = async (what: string, write: (done: (error: Error | null) => void) => void): Promise<void> => {
+    await ready;
+    if (failed !== undefined) throw failed;
+    if (closed) return;
+    await new Promise<void>((resolve, reject) => {
+      const done = (error: Error | null): void => {
+        if (error === null || error === undefined || closed) resolve();
+        else reject(fail(what, error));
+      };
+      try {
+        write(done);
+      } catch (error) {
+        reject(fail(what, error));
+      }
+    });
+  };
+
+  return {
+    mdns,
+    ready,
+    query: (packet) => send('sending an mDNS query', (done) => mdns.query(packet, done)),
+    respond: (packet) => send('sending an mDNS response', (done) => mdns.respond(packet, done)),
+    close: () => {
+      if (closing !== undefined) return closing;
+      closed = true;
+      closing = new Promise<void>((resolve) => {
+        try {
+          mdns.destroy(() => resolve());
+        } catch {
+          resolve();
+        }
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Where peers should reach the workers a LAN publisher advertises: an IP
+ * address or host name, or a function returning one (called lazily, once
+ * per publisher, on its first publish).
+ */
+export type AdvertiseHost = string | (() => string | Promise<string>);
+
+/** Options of {@link lanDiscovery}. */
+export interface LanDiscoveryOptions {
+  /**
+   * The address advertised in A/AAAA records for every worker this
+   * discovery's publishers register. A string is used verbatim (an IP
+   * address; a host name is resolved once per publisher); a function is
+   * called lazily, once per publisher. Default: each worker's own host; a
+   * wildcard host (`0.0.0.0`, `::`) is replaced by this host's default-route
+   * address. A wildcard here is a `TypeError`.
+   */
+  readonly advertiseHost?: AdvertiseHost | undefined;
+  /**
+   * Probe a worker's name before announcing it (RFC 6762 §8.1, about 0.75 s).
+   * Default `true`. Instance names are UUIDs, so `false` (announce at once)
+   * is safe in practice.
+   */
+  readonly probe?: boolean | undefined;
+  /**
+   * How often, in ms, a subscription asks the network again for every worker
+   * (a PTR query), renewing the workers that answer. Default
+   * `min(10000, expireAfter / 3)`; must be below `expireAfter`.
+   */
+  readonly requeryInterval?: number | undefined;
+  /**
+   * A worker not seen (announced, or answering a query) for this many ms is
+   * reported `worker-dropped` — the liveness check for hosts that died
+   * without a goodbye. Default 30000.
+   */
+  readonly expireAfter?: number | undefined;
+  /**
+   * The IPv4 address of the interface to send and receive mDNS on. Default:
+   * every interface (multicast-dns's choice).
+   */
+  readonly interface?: string | undefined;
+  /** UDP port of mDNS. Default 5353; other values only talk to peers configured alike. */
+  readonly port?: number | undefined;
+  /**
+   * What `publish('worker-updated', w)` does for a uid this publisher has not
+   * registered: `'register'` it (wool's LAN behaviour, the default) or
+   * `'reject'` with {@link WorkerNotFoundError} (the other backends' rule).
+   */
+  readonly unknownUpdate?: 'register' | 'reject' | undefined;
+}

@@ -1,0 +1,141 @@
+/**
+ * Network namespaces for the LAN tests. mDNS must never reach the host's own
+ * interfaces, so every process that opens an mDNS socket runs inside a
+ * namespace made here: `ip netns add woolrx-<purpose>-<pid>-<n>`, loopback
+ * up with multicast, a multicast route; for "two hosts", two namespaces
+ * joined by a veth pair with private addresses. Every namespace and child is
+ * removed at the end (`dispose()`), and on process exit as a last resort.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (children run from it, so `tsx` resolves). */
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+const created = new Set<string>();
+const children = new Set<ChildProcess>();
+let serial = 0;
+
+function ip(...args: string[]): void {
+  const result = spawnSync('ip', args, { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`ip ${args.join(' ')} failed: ${result.stderr || result.error?.message || ''}`);
+}
+
+function removeNamespace(name: string): void {
+  spawnSync('ip', ['netns', 'pids', name], { encoding: 'utf8' })
+    .stdout?.split('\n')
+    .filter((pid) => /^\d+$/.test(pid))
+    .forEach((pid) => {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    });
+  spawnSync('ip', ['netns', 'del', name]);
+  created.delete(name);
+}
+
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const name of [...created]) removeNamespace(name);
+});
+
+/** Whether this process may create network namespaces (root with `ip`). */
+export function canCreateNamespaces(): boolean {
+  return process.getuid?.() === 0 && spawnSync('ip', ['-V']).status === 0;
+}
+
+/** One network namespace this test process made. */
+export class Netns {
+  readonly name: string;
+
+  private constructor(name: string) {
+    this.name = name;
+  }
+
+  /**
+   * A fresh namespace with loopback up, multicast on, and the multicast
+   * route on loopback (replaced by the veth's when linked).
+   */
+  static create(purpose: string): Netns {
+    serial++;
+    const name = `woolrx-${purpose}-${process.pid}-${serial}`;
+    ip('netns', 'add', name);
+    created.add(name);
+    try {
+      ip('-n', name, 'link', 'set', 'lo', 'up');
+      ip('-n', name, 'link', 'set', 'lo', 'multicast', 'on');
+      ip('-n', name, 'route', 'add', '224.0.0.0/4', 'dev', 'lo');
+    } catch (error) {
+      removeNamespace(name);
+      throw error;
+    }
+    return new Netns(name);
+  }
+
+  /**
+   * Two namespaces joined by a veth pair: `a` is 10.213.<subnet>.1/24 and
+   * fd13:<subnet>::1/64, `b` .2; multicast routes on the veth; each has a
+   * default route via the other (so a wildcard bind has a default-route
+   * address).
+   */
+  static pair(purpose: string, subnet: number): { a: Netns; b: Netns; veth: { a: string; b: string } } {
+    const a = Netns.create(`${purpose}a`);
+    let b: Netns;
+    try {
+      b = Netns.create(`${purpose}b`);
+    } catch (error) {
+      a.dispose();
+      throw error;
+    }
+    const vethA = `wrx${process.pid % 100000}${serial}a`.slice(0, 15);
+    const vethB = `wrx${process.pid % 100000}${serial}b`.slice(0, 15);
+    try {
+      ip('link', 'add', vethA, 'netns', a.name, 'type', 'veth', 'peer', 'name', vethB, 'netns', b.name);
+      for (const [ns, dev, host] of [
+        [a, vethA, 1],
+        [b, vethB, 2],
+      ] as const) {
+        ip('-n', ns.name, 'addr', 'add', `10.213.${subnet}.${host}/24`, 'dev', dev);
+        ip('-n', ns.name, '-6', 'addr', 'add', `fd13:${subnet}::${host}/64`, 'dev', dev, 'nodad');
+        ip('-n', ns.name, 'link', 'set', dev, 'up');
+        ip('-n', ns.name, 'route', 'del', '224.0.0.0/4', 'dev', 'lo');
+        ip('-n', ns.name, 'route', 'add', '224.0.0.0/4', 'dev', dev);
+        ip('-n', ns.name, 'route', 'add', 'default', 'via', `10.213.${subnet}.${3 - host}`);
+      }
+    } catch (error) {
+      a.dispose();
+      b.dispose();
+      throw error;
+    }
+    return { a, b, veth: { a: vethA, b: vethB } };
+  }
+
+  /** Runs `ip -n <ns> ...`. */
+  ip(...args: string[]): void {
+    ip('-n', this.name, ...args);
+  }
+
+  /** Spawns `node --import tsx <script> ...args` inside the namespace; killed at dispose/exit. */
+  spawnNode(script: string, args: readonly string[] = [], nodeArgs: readonly string[] = []): ChildProcess {
+    const child = spawn('ip', ['netns', 'exec', this.name, process.execPath, '--import', 'tsx', ...nodeArgs, script, ...args], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    return child;
+  }
+
+  /** Kills what still runs in the namespace and deletes it. Idempotent. */
+  dispose(): void {
+    removeNamespace(this.name);
+  }
+}
+
+/** Kills every child still running (SIGKILL). */
+export function killChildren(): void {
+  for (const child of children) child.kill('SIGKILL');
+}
