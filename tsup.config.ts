@@ -9,6 +9,8 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
+    'local/index': 'src/backends/local/index.ts',
+    'etcd/index': 'src/backends/etcd/index.ts',
     'cli/main': 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],
@@ -18,5 +20,7 @@ export default defineConfig({
   splitting: true,
   treeshake: true,
   target: 'node20',
-  external: ['rxjs'],
+  // Dependencies stay external (installed alongside); native and Node-only
+  // ones are only reached from the backend subpaths.
+  external: ['rxjs', 'shm-typed-array', 'proper-lockfile', 'etcd3', 'bonjour-service', 'multicast-dns'],
 });
