@@ -21,6 +21,11 @@ export interface Report {
   readonly ms?: number;
   readonly at?: number;
   readonly calls?: number;
+  /** bonjourPeer: the service instance name. */
+  readonly name?: string;
+  readonly txt?: Record<string, unknown>;
+  readonly addresses?: string[];
+  readonly port?: number;
   readonly error?: { name?: string; message?: string; code?: string; errno?: string; key?: string; host?: string };
 }
 
