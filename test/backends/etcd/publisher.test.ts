@@ -1,0 +1,213 @@
+// etcd publisher behaviour against a real single-node etcd: key layout and
+// value, one kept-alive lease, revocation on close, recovery from a lost
+// lease, atomic updates, take-overs, option validation.
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import type { Etcd3 } from 'etcd3';
+import { EtcdConnection } from '../../../src/backends/etcd/EtcdConnection.js';
+import { etcdDiscovery } from '../../../src/backends/etcd/etcdDiscovery.js';
+import { decodeWorker } from '../../../src/codec/decodeWorker.js';
+import type { Discovery } from '../../../src/discovery/types.js';
+import { WorkerNotFoundError } from '../../../src/errors/WorkerNotFoundError.js';
+import { sameWorker } from '../../../src/model/sameWorker.js';
+import { workerInfo } from '../../../src/model/workerInfo.js';
+import { startEtcd, type EtcdCluster } from './etcdHarness.js';
+import { makeWorker, rawClient, Recorder, uniqueNamespace, waitFor } from './helpers.js';
+import { startTcpProxy } from './tcpProxy.js';
+
+function assertReleased(discovery: Discovery): void {
+  const connection = EtcdConnection.of(discovery);
+  assert.ok(connection);
+  assert.equal(connection.users, 0, 'the client is still in use');
+  assert.equal(connection.open, false, 'the client is still open');
+}
+
+describe('etcd publisher', { timeout: 60_000 }, () => {
+  let etcd: EtcdCluster;
+  let raw: Etcd3;
+
+  before(async () => {
+    etcd = await startEtcd();
+    raw = rawClient(etcd.endpoints);
+  });
+  after(async () => {
+    raw.close();
+    await etcd.dispose();
+  });
+
+  const leaseOf = async (key: string): Promise<string | undefined> => {
+    const { kvs } = await raw.get(key).exec();
+    return kvs[0]?.lease;
+  };
+
+  it('stores each worker at <prefix>/<namespace>/workers/<uid> as protobuf, all on one lease with the ttl', async () => {
+    const namespace = uniqueNamespace('layout');
+    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl: 7, prefix: '/tests/pool' });
+    const publisher = discovery.publisher();
+    const a = makeWorker({ tags: ['gpu'], extra: { zone: 'z' }, secure: true, options: { compression: 'gzip' } });
+    const b = makeWorker();
+    await publisher.publish('worker-added', a);
+    await publisher.publish('worker-added', b);
+    const stored = await raw.getAll().prefix(`/tests/pool/${namespace}/`).exec();
+    assert.deepEqual(
+      stored.kvs.map((kv) => kv.key.toString()).sort(),
+      [a.uid, b.uid].map((uid) => `/tests/pool/${namespace}/workers/${uid}`).sort(),
+    );
+    for (const kv of stored.kvs) {
+      const worker = decodeWorker(kv.value);
+      assert.ok(sameWorker(worker, worker.uid === a.uid ? a : b), 'the value is the protobuf encoding of the worker');
+    }
+    const leases = new Set(stored.kvs.map((kv) => kv.lease));
+    assert.equal(leases.size, 1, 'one lease for all the workers of a publisher');
+    const [lease] = leases;
+    assert.ok(lease !== undefined && lease !== '0');
+    const live = await raw.leaseClient.leaseTimeToLive({ ID: lease, keys: true });
+    assert.equal(live.grantedTTL, '7');
+    assert.equal(live.keys.length, 2);
+
+    await publisher.close();
+    const gone = await raw.leaseClient.leaseTimeToLive({ ID: lease });
+    assert.equal(gone.TTL, '-1', 'close revoked the lease');
+    assert.equal((await raw.getAll().prefix(`/tests/pool/${namespace}/`).exec()).kvs.length, 0, 'and its keys went with it');
+    assertReleased(discovery);
+  });
+
+  it('keeps the lease alive past its ttl, and close drops the workers at once', async () => {
+    const namespace = uniqueNamespace('alive');
+    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl: 2 });
+    const publisher = discovery.publisher();
+    const a = makeWorker();
+    await publisher.publish('worker-added', a);
+    const recorder = new Recorder(discovery.events());
+    await sleep(4500); // more than twice the ttl
+    assert.ok(await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`), 'the worker is still registered');
+    assert.deepEqual(recorder.history(a.uid), ['worker-added@1']);
+    const closing = Date.now();
+    await publisher.close();
+    await waitFor(() => recorder.workers.size === 0, 'the drop');
+    assert.ok(Date.now() - closing < 1000, 'dropped on close, not at lease expiry');
+    recorder.assertConsistent();
+    recorder.unsubscribe();
+    assertReleased(discovery);
+  });
+
+  it('re-grants a lost lease and re-publishes its workers, except those another publisher took over', async () => {
+    const namespace = uniqueNamespace('lost');
+    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl: 3 });
+    const first = discovery.publisher();
+    const second = discovery.publisher();
+    const a = makeWorker();
+    const x = makeWorker();
+    const diagnostics: string[] = [];
+    const diagnosticsSubscription = discovery.diagnostics.subscribe((d) => diagnostics.push(`${d.kind}: ${d.message}`));
+    await first.publish('worker-added', a);
+    await first.publish('worker-added', x);
+    const x2 = workerInfo({ ...x, version: '2' });
+    await second.publish('worker-updated', x2); // second takes X over
+    assert.ok(diagnostics.some((d) => d.startsWith('warning') && d.includes(x.uid) && d.includes('owns it now')), diagnostics.join('\n'));
+    const recorder = new Recorder(discovery.events());
+    await waitFor(() => recorder.workers.size === 2, 'A and X');
+    const lost = await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`);
+    assert.ok(lost);
+    await raw.leaseClient.leaseRevoke({ ID: lost });
+    await waitFor(() => recorder.history(a.uid).length === 3, 'A dropped and re-added', 5000);
+    assert.deepEqual(recorder.history(a.uid), ['worker-added@1', 'worker-dropped@1', 'worker-added@1']);
+    assert.deepEqual(recorder.history(x.uid), ['worker-added@2'], 'X, held by the second publisher, is untouched');
+    const renewed = await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`);
+    assert.ok(renewed && renewed !== lost, 'A is on a new lease');
+    assert.ok(diagnostics.some((d) => d.startsWith('warning') && d.includes(`Lease ${lost} was lost`)), diagnostics.join('\n'));
+    assert.ok(diagnostics.some((d) => d.startsWith('recovered') && d.includes('Re-published 1 worker(s)')), diagnostics.join('\n'));
+    // The new lease is kept alive too, and closing the first publisher leaves X alone.
+    await first.close();
+    await waitFor(() => !recorder.workers.has(a.uid), 'A dropped on close');
+    await sleep(100);
+    assert.ok(recorder.workers.has(x.uid));
+    await second.close();
+    await waitFor(() => recorder.workers.size === 0, 'X dropped');
+    recorder.assertConsistent();
+    recorder.unsubscribe();
+    diagnosticsSubscription.unsubscribe();
+    assertReleased(discovery);
+  });
+
+  it('worker-updated is atomic: a worker deleted behind its back is not resurrected', async () => {
+    const namespace = uniqueNamespace('atomic');
+    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const publisher = discovery.publisher();
+    const a = makeWorker();
+    await publisher.publish('worker-added', a);
+    await raw.delete().key(`/woolrx/${namespace}/workers/${a.uid}`);
+    await assert.rejects(publisher.publish('worker-updated', workerInfo({ ...a, version: '2' })), WorkerNotFoundError);
+    assert.equal(await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`), undefined);
+    await publisher.close();
+    assertReleased(discovery);
+  });
+
+  it('applies publishes in call order, even when not awaited one by one', async () => {
+    const namespace = uniqueNamespace('order');
+    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const recorder = new Recorder(discovery.events());
+    const publisher = discovery.publisher();
+    const a = makeWorker();
+    await Promise.all([
+      publisher.publish('worker-added', a),
+      publisher.publish('worker-updated', workerInfo({ ...a, version: '2' })),
+      publisher.publish('worker-updated', workerInfo({ ...a, version: '3' })),
+      publisher.publish('worker-dropped', a),
+      publisher.publish('worker-added', workerInfo({ ...a, version: '4' })),
+    ]);
+    await waitFor(() => recorder.events.length === 5, 'five events');
+    assert.deepEqual(recorder.history(a.uid), [
+      'worker-added@1',
+      'worker-updated@2',
+      'worker-updated@3',
+      'worker-dropped@3',
+      'worker-added@4',
+    ]);
+    recorder.assertConsistent();
+    recorder.unsubscribe();
+    await publisher.close();
+    assertReleased(discovery);
+  });
+
+  it('rejects a publish when etcd cannot be reached, and still closes', async () => {
+    const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
+    proxy.cut();
+    const discovery = etcdDiscovery({ endpoints: [proxy.endpoint], namespace: uniqueNamespace('down'), requestTimeout: 1000 });
+    const publisher = discovery.publisher();
+    await assert.rejects(publisher.publish('worker-added', makeWorker()), Error);
+    await publisher.close();
+    assert.equal(publisher.closed, true);
+    assertReleased(discovery);
+    await proxy.close();
+  });
+
+  it('rejects bad options with a TypeError naming the value', () => {
+    const bad: [unknown, RegExp][] = [
+      [{ endpoints: 'localhost:2379' }, /endpoints: "localhost:2379"/],
+      [{ endpoints: [] }, /endpoints/],
+      [{ endpoints: ['http://a:1', 'https://b:2'] }, /one scheme/],
+      [{ namespace: 'a/b' }, /namespace: "a\/b"/],
+      [{ namespace: '' }, /namespace/],
+      [{ ttl: 0 }, /ttl: 0/],
+      [{ ttl: 1.5 }, /ttl: 1.5/],
+      [{ prefix: '/woolrx/' }, /prefix: "\/woolrx\/"/],
+      [{ tls: { ca: 'x' } }, /tls.*https/],
+      [{ endpoints: 'https://a:1', tls: false }, /tls: false/],
+      [{ endpoints: 'https://a:1', tls: { cert: 'c' } }, /cert and key together/],
+      [{ auth: { username: '', password: 'p' } }, /auth.username/],
+      [{ requestTimeout: -1 }, /requestTimeout: -1/],
+      [null, /options: null/],
+    ];
+    for (const [options, message] of bad) {
+      assert.throws(() => etcdDiscovery(options as never), (error: unknown) => {
+        assert.ok(error instanceof TypeError, `TypeError for ${JSON.stringify(options)}`);
+        assert.match(error.message, message);
+        return true;
+      });
+    }
+    const discovery = etcdDiscovery({ endpoints: 'http://127.0.0.1:1, http://127.0.0.1:2' });
+    assert.equal(discovery.namespace, 'default');
+  });
+});
