@@ -119,10 +119,12 @@ export class Netns {
 
   /** Spawns `node --import tsx <script> ...args` inside the namespace; killed at dispose/exit. */
   spawnNode(script: string, args: readonly string[] = [], nodeArgs: readonly string[] = []): ChildProcess {
+    // A child run with --test is a test run of its own, not part of ours.
+    const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
     const child = spawn('ip', ['netns', 'exec', this.name, process.execPath, '--import', 'tsx', ...nodeArgs, script, ...args], {
       cwd: ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_OPTIONS: '' },
+      env: { ...env, NODE_OPTIONS: '', WOOLRX_LAN_NETNS: this.name },
     });
     children.add(child);
     child.once('exit', () => children.delete(child));
