@@ -125,6 +125,21 @@ describe('lanDiscovery between two network namespaces', { skip: !canCreateNamesp
     assert.ok(after <= EXPIRE_AFTER + 500, `dropped ${after} ms after the kill (expireAfter ${EXPIRE_AFTER})`);
   });
 
+  it('sees a worker advertised by a bonjour-service publisher on the other host', async () => {
+    const uid = randomUUID();
+    const peer = await Agent.start(a, BONJOUR, ['publish', NAMESPACE, uid, '7005', JSON.stringify({ pid: '42', version: '0.13.1', tags: '["gpu"]', secure: 'false' })]);
+    agents.push(peer);
+    const added = await subscriber.waitFor((r) => r.ev === 'event' && r.worker?.uid === uid, 'bonjour-service worker added');
+    assert.equal(added.type, 'worker-added');
+    assert.equal(added.worker?.address, '10.213.1.1:7005');
+    assert.equal(added.worker?.pid, 42);
+    assert.deepEqual(added.worker?.tags, ['gpu']);
+    const goodbyeAt = Date.now();
+    peer.end(); // the peer then sends goodbyes (unpublishAll)
+    const dropped = await subscriber.waitFor((r) => r.ev === 'event' && r.worker?.uid === uid && r.type === 'worker-dropped', 'bonjour-service worker dropped');
+    assert.ok((dropped.at ?? 0) - goodbyeAt < 1000, `dropped on the goodbye, not by expiry (${(dropped.at ?? 0) - goodbyeAt} ms)`);
+  });
+
   it('a subscription whose interface goes away errors with LanSocketError; the process survives', async () => {
     subscriber.send({ op: 'subscribe', id: 'g', namespace: NAMESPACE, options: { expireAfter: EXPIRE_AFTER, requeryInterval: REQUERY } });
     await subscriber.waitFor((r) => r.ev === 'subscribed' && r.id === 'g', 'subscribed g');

@@ -3,7 +3,7 @@
  * network namespace (never directly). `browse <namespace>` reports what a
  * bonjour-service Browser sees (`up`, `txt-update`, `srv-update`, `down`);
  * `publish <namespace> <uid> <port> <txt json>` advertises one service the way
- * bonjour-service does. JSON lines on stdout; exits when stdin closes.
+ * bonjour-service does. JSON lines on stdout; when stdin closes it sends goodbyes (unpublishAll) and exits.
  */
 import { Bonjour } from 'bonjour-service';
 import { lanServiceType } from '../../../../src/backends/lan/lanServiceType.js';
@@ -31,6 +31,6 @@ if (mode === 'browse') {
 } else {
   throw new Error(`unknown mode ${String(mode)}`);
 }
-process.stdin.on('end', () => bonjour.destroy(() => process.exit(0)));
+process.stdin.on('end', () => bonjour.unpublishAll(() => bonjour.destroy(() => process.exit(0))));
 process.stdin.resume();
 out({ ev: 'ready', pid: process.pid });

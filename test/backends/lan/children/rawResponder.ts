@@ -1,0 +1,68 @@
+/**
+ * A hand-driven mDNS responder on raw multicast-dns, for the LAN tests (run
+ * inside a network namespace, never directly). JSON commands on stdin:
+ *
+ * - `{op:'send', answers}`: multicast a response with these records at once;
+ * - `{op:'rule', name, type, actions: [{delayMs, answers}]}`: when a query
+ *   asks for `name` (and `type`), send each action's records after its delay.
+ *
+ * Reports `{ev:'query', questions}` for every query seen, `{ev:'sent'}` after
+ * each send. Exits when stdin closes.
+ */
+import makeMdns from 'multicast-dns';
+import type { Answer } from 'dns-packet';
+import { createInterface } from 'node:readline';
+
+interface Action {
+  readonly delayMs: number;
+  readonly answers: Answer[];
+}
+interface Rule {
+  readonly name: string;
+  readonly type: string;
+  readonly actions: Action[];
+  fired: boolean;
+}
+
+const out = (message: object): void => void process.stdout.write(`${JSON.stringify(message)}\n`);
+const mdns = makeMdns();
+mdns.on('error', (error: unknown) => out({ ev: 'error', message: String(error) }));
+mdns.on('warning', (error: unknown) => out({ ev: 'warning', message: String(error) }));
+const rules: Rule[] = [];
+const timers = new Set<ReturnType<typeof setTimeout>>();
+
+function send(answers: Answer[], label: string): void {
+  mdns.respond({ answers }, (error) => out({ ev: 'sent', label, error: error === null ? undefined : String(error) }));
+}
+
+mdns.on('query', (query) => {
+  out({ ev: 'query', questions: (query.questions ?? []).map((q) => ({ name: q.name, type: q.type })) });
+  for (const question of query.questions ?? []) {
+    for (const rule of rules) {
+      if (rule.fired || question.name.toLowerCase() !== rule.name.toLowerCase() || question.type !== rule.type) continue;
+      rule.fired = true;
+      rule.actions.forEach((action, index) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          send(action.answers, `${rule.name} ${rule.type} #${index}`);
+        }, action.delayMs);
+        timers.add(timer);
+      });
+    }
+  }
+});
+
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    const command = JSON.parse(line) as { op: string; answers?: Answer[]; name?: string; type?: string; actions?: Action[] };
+    if (command.op === 'send' && command.answers) send(command.answers, 'send');
+    else if (command.op === 'rule' && command.name && command.type && command.actions) {
+      rules.push({ name: command.name, type: command.type, actions: command.actions, fired: false });
+      out({ ev: 'rule', name: command.name });
+    }
+  })
+  .on('close', () => {
+    for (const timer of timers) clearTimeout(timer);
+    mdns.destroy();
+  });
+mdns.on('ready', () => out({ ev: 'ready', pid: process.pid }));
