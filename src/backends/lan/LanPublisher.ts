@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP, isIPv4 } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer, RecordType } from 'dns-packet';
 import type { QueryPacket, ResponsePacket } from 'multicast-dns';
 import type { Subject } from 'rxjs';
@@ -31,6 +32,8 @@ const PROBE_INTERVAL_MS = 250;
 const REANNOUNCE_MS = 1000;
 /** Keep each response well under the Ethernet MTU (RFC 6762 §17). */
 const PACKET_BUDGET = 1200;
+/** Packets sent back to back before pacing at 1 ms each. */
+const BURST = 8;
 
 /** Settings of a {@link LanPublisher}, resolved by {@link lanDiscovery}. */
 export interface LanPublisherConfig {
@@ -355,7 +358,11 @@ export class LanPublisher implements WorkerPublisher {
       size += bundleSize;
     }
     if (current.length > 0) packets.push(current);
-    for (const answers of packets) await socket.respond({ answers });
+    for (const [index, answers] of packets.entries()) {
+      // Pace long bursts so slower receivers' socket buffers keep up.
+      if (index >= BURST) await sleep(1);
+      await socket.respond({ answers });
+    }
   }
 
   #onQuery(query: QueryPacket): void {

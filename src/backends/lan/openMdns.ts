@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import makeMdns from 'multicast-dns';
 import type { MulticastDNS, QueryOutgoingPacket, ResponseOutgoingPacket } from 'multicast-dns';
 import { LanSocketError } from './LanSocketError.js';
@@ -23,6 +24,9 @@ export interface MdnsListeners {
   /** Something to report that does not stop the socket (a group it could not join, an undecodable packet). */
   warning(message: string, error: unknown): void;
 }
+
+/** Receive buffer asked for (the kernel caps it at net.core.rmem_max). */
+const RECEIVE_BUFFER = 1 << 20;
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -55,7 +59,19 @@ export function openMdns(
     return error;
   };
 
+  // Our own socket, to give it a larger receive buffer once bound: a burst of
+  // announcements (hundreds of workers) must not overflow the default one
+  // while the process is busy.
+  const udp = createSocket({ type: 'udp4', reuseAddr: true });
+  udp.once('listening', () => {
+    try {
+      udp.setRecvBufferSize(RECEIVE_BUFFER);
+    } catch {
+      // Capped or refused by the system: keep the default.
+    }
+  });
   const mdns = makeMdns({
+    socket: udp,
     port: options.port ?? 5353,
     ...(options.interface === undefined ? {} : { interface: options.interface }),
     reuseAddr: true,

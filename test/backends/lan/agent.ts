@@ -73,7 +73,7 @@ export class Agent {
   }
 
   /** Waits until `probe` returns something other than undefined. */
-  waitUntil<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  waitUntil<T>(probe: () => T | undefined, what: string | (() => string), timeoutMs = 10_000): Promise<T> {
     return new Promise((resolve, reject) => {
       const check = (): void => {
         const found = probe();
@@ -84,12 +84,12 @@ export class Agent {
         } else if (this.child.exitCode !== null || this.child.signalCode !== null) {
           clearTimeout(timer);
           this.#waiters.delete(check);
-          reject(new Error(`agent exited while waiting for ${what}; reports: ${this.describe()}`));
+          reject(new Error(`agent exited while waiting for ${typeof what === 'string' ? what : what()}; reports: ${this.describe()}`));
         }
       };
       const timer = setTimeout(() => {
         this.#waiters.delete(check);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; reports: ${this.describe()}`));
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}; reports: ${this.describe()}`));
       }, timeoutMs);
       this.#waiters.add(check);
       check();
