@@ -20,6 +20,8 @@ import { uidBytes } from './uidBytes.js';
 
 /** Block descriptors one subscription keeps open; beyond, blocks are opened per read. */
 const MAX_OPEN_BLOCKS = 4096;
+/** Blocks re-read per fallback poll tick (round-robin), so a tick stays short at any size. */
+const POLL_BLOCKS = 2048;
 /** Slot-table regions at most this large are compared slot by slot. */
 const LEAF_BYTES = 256;
 
@@ -96,9 +98,14 @@ export class LocalSubscription {
 
   #scheduled = false;
   #fullCompare = true;
-  #notified = false;
+  #pollCompare = false;
+  #pollCursor = 0;
   #checkDir = false;
-  #marker = '';
+  #checkSegment = true;
+  /** Segment or known-block events since the last notification. */
+  #hintsSinceNotify = 0;
+  /** When each pid was last seen alive (liveness is re-checked once per sweep period). */
+  readonly #aliveAt = new Map<number, number>();
   #lastSweep = 0;
   #reclaiming = false;
 
@@ -133,11 +140,11 @@ export class LocalSubscription {
     this.#shmWatcher = watch(this.#names.shmDir, { persistent: true }, (type, filename) => this.#onShm(type, filename));
     this.#shmWatcher.on('error', (error) => this.#warn('Watching /dev/shm failed; relying on the poll', error));
     this.#watchDir();
-    this.#marker = this.#readMarker();
     if (this.#settings.pollInterval > 0) {
       this.#poll = setInterval(() => {
-        this.#fullCompare = true;
+        this.#pollCompare = true;
         this.#checkDir = true;
+        this.#checkSegment = true;
         this.#schedule();
       }, this.#settings.pollInterval);
     }
@@ -189,8 +196,17 @@ export class LocalSubscription {
     this.#dirWatcher?.close();
     this.#dirIno = statSync(this.#names.notifyDir).ino;
     this.#dirWatcher = watch(this.#names.notifyDir, { persistent: true }, (type, filename) => {
-      if (filename === 'notify') this.#notified = true;
-      else if (type === 'rename') this.#checkDir = true;
+      if (filename === 'notify') {
+        // A woolrx publisher writes a block or a slot (raising a /dev/shm
+        // event, received first: one inotify queue) before it notifies.
+        // A notification with no such event came from wool, whose mmap
+        // writes inotify cannot see: then look at every block.
+        if (this.#hintsSinceNotify === 0) this.#fullCompare = true;
+        this.#hintsSinceNotify = 0;
+        if (type === 'rename') this.#checkSegment = true;
+      } else if (type === 'rename') {
+        this.#checkDir = true;
+      }
       this.#schedule();
     });
     this.#dirWatcher.on('error', () => {
@@ -203,12 +219,15 @@ export class LocalSubscription {
     if (filename === null) return;
     const name = String(filename);
     if (name === this.#names.segmentName) {
+      if (type === 'rename') this.#checkSegment = true; // created, unlinked or replaced
+      this.#hintsSinceNotify += 1;
       this.#schedule();
       return;
     }
     const entry = this.#byName.get(name);
     if (entry === undefined) return;
     if (type === 'rename') this.#closeBlock(entry); // unlinked or re-created: reopen by name
+    this.#hintsSinceNotify += 1;
     this.#hinted.add(entry);
     this.#schedule();
   }
@@ -220,14 +239,6 @@ export class LocalSubscription {
       this.#scheduled = false;
       this.#scan();
     });
-  }
-
-  #readMarker(): string {
-    try {
-      return readFileSync(this.#names.notifyPath, 'latin1');
-    } catch {
-      return '';
-    }
   }
 
   #warn(message: string, error: unknown): void {
@@ -259,21 +270,16 @@ export class LocalSubscription {
         full = true;
       }
     }
-    if (this.#notified) {
-      this.#notified = false;
-      const marker = this.#readMarker();
-      // Unchanged marker: not a woolrx publish (whose block writes we would
-      // have seen): wool writes through mmap, so look at every block.
-      if (marker === this.#marker) full = true;
-      this.#marker = marker;
-    }
 
     // 1. The slot table: what was added or removed.
     const path = this.#names.segmentPath;
-    if (this.#segment !== undefined && !this.#segment.isAt(path)) {
-      this.#segment.close();
-      this.#segment = undefined;
-      full = true;
+    if (this.#checkSegment) {
+      this.#checkSegment = false;
+      if (this.#segment !== undefined && !this.#segment.isAt(path)) {
+        this.#segment.close();
+        this.#segment = undefined;
+        full = true;
+      }
     }
     this.#segment ??= SegmentFile.open(path, false);
     const capacity = this.#segment?.capacity() ?? 0;
@@ -337,7 +343,18 @@ export class LocalSubscription {
     }
 
     // 2. The blocks: which of them changed.
-    if (full) for (const entry of this.#entries.values()) touched.add(entry);
+    if (full) {
+      for (const entry of this.#entries.values()) touched.add(entry);
+    } else if (this.#pollCompare) {
+      const all = [...this.#entries.values()];
+      const count = Math.min(all.length, POLL_BLOCKS);
+      for (let i = 0; i < count; i += 1) {
+        const entry = all[(this.#pollCursor + i) % all.length];
+        if (entry !== undefined) touched.add(entry);
+      }
+      this.#pollCursor = all.length === 0 ? 0 : (this.#pollCursor + count) % all.length;
+    }
+    this.#pollCompare = false;
     for (const entry of this.#hinted) if (entry.slots > 0) touched.add(entry);
     this.#hinted.clear();
     for (const entry of this.#pending) if (entry.slots > 0) touched.add(entry);
@@ -351,20 +368,26 @@ export class LocalSubscription {
     if (this.#settings.liveness) {
       const now = performance.now();
       const sweepAll = now - this.#lastSweep >= (this.#settings.pollInterval || 1000);
-      if (sweepAll) this.#lastSweep = now;
+      if (sweepAll) {
+        this.#lastSweep = now;
+        this.#aliveAt.clear();
+      }
+      const period = this.#settings.pollInterval || 1000;
       const dead: Entry[] = [];
-      const alive = new Map<number, boolean>();
       for (const entry of sweepAll ? this.#entries.values() : touched) {
         const worker = entry.worker;
         const fresh = entry.fresh;
         entry.fresh = false;
         if (worker === undefined || worker.pid <= 0 || !(sweepAll || fresh)) continue;
-        let ok = alive.get(worker.pid);
-        if (ok === undefined) {
-          ok = isAlive(worker.pid);
-          alive.set(worker.pid, ok);
+        const seen = this.#aliveAt.get(worker.pid);
+        if (seen !== undefined && now - seen < period && !sweepAll) continue;
+        if (seen !== undefined && seen >= this.#lastSweep) continue; // checked in this sweep
+        if (isAlive(worker.pid)) {
+          this.#aliveAt.set(worker.pid, now);
+        } else {
+          this.#aliveAt.delete(worker.pid);
+          dead.push(entry);
         }
-        if (!ok) dead.push(entry);
       }
       if (dead.length > 0) this.#reclaim(dead);
     }

@@ -1,4 +1,4 @@
-import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { BlockExhaustedError } from '../../errors/BlockExhaustedError.js';
 import { LENGTH_PREFIX } from './layout.js';
 
@@ -16,7 +16,7 @@ function openExisting(path: string): number | undefined {
  * start of its block, in one positioned write.
  *
  * - `fresh` (a new registration): any leftover block of that name is
- *   replaced by a new one of `blockSize` bytes, mode 0600.
+ *   replaced by a new one of `blockSize` bytes, mode 0600, written whole.
  * - otherwise (a refresh): the existing block is rewritten in place, and its
  *   actual size is the limit; a missing block is created.
  *
@@ -51,8 +51,13 @@ export function writeBlock(path: string, payload: Uint8Array, blockSize: number,
         fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
       }
       created = true;
-      fchmodSync(fd, 0o600);
-      ftruncateSync(fd, blockSize);
+      // One write sizes the new block and fills it: record, then zeros.
+      // (Mode 0600 comes from open(); a umask can only narrow it.)
+      const block = Buffer.alloc(blockSize);
+      block.writeUInt32LE(payload.length, 0);
+      block.set(payload, LENGTH_PREFIX);
+      writeSync(fd, block, 0, blockSize, 0);
+      return created;
     }
     const record = Buffer.allocUnsafe(need);
     record.writeUInt32LE(payload.length, 0);

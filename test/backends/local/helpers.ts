@@ -160,7 +160,7 @@ export function leftovers(namespace: string, uids: Iterable<string> = []): strin
     join('/dev/shm', hash),
     ...[...uids].map((uid) => join('/dev/shm', blockName(uid))),
     join(TMP, `wool-${namespace}`),
-    join(TMP, `wool-lock-${hash}.lock`),
+    join('/dev/shm', `woolrx-lock-${hash}`),
     join(TMP, `wool-lock-${hash}`),
   ];
   return candidates.filter((path) => existsSync(path));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backends/local/index.js';
 import { WoolrxError } from '../../../src/errors/WoolrxError.js';
-import { assertClean, Child, killChildren, makeWorker, TMP, uniqueNamespace, waitFor } from './helpers.js';
+import { assertClean, Child, killChildren, makeWorker, uniqueNamespace, waitFor } from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];
 
@@ -52,7 +52,7 @@ describe('local namespace lock', () => {
     used.push({ namespace, uids: [w.uid] });
     const child = await holder(namespace);
     await child.kill('SIGKILL');
-    assert.ok(existsSync(join(TMP, `wool-lock-${shortHash(namespace)}.lock`)), 'the dead holder left its lock');
+    assert.ok(existsSync(join('/dev/shm', `woolrx-lock-${shortHash(namespace)}`)), 'the dead holder left its lock');
     const publisher = localDiscovery(namespace, { lockStale: 2_000, lockTimeout: 10_000, pollInterval: false }).publisher();
     const started = performance.now();
     await publisher.publish('worker-added', w);

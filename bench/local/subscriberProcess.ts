@@ -1,0 +1,37 @@
+// Bench child: subscribes to the namespace and records, per worker uid, the
+// CLOCK_MONOTONIC time (process.hrtime) its worker-added event arrived.
+// argv[2]: namespace, argv[3]: expected workers. Talks to the parent over IPC.
+import { localDiscovery } from '../../src/backends/local/index.js';
+
+const [namespace = '', countArg = '0'] = process.argv.slice(2);
+const expected = Number(countArg);
+const arrivals = new Map<string, bigint>();
+let cpuStart: NodeJS.CpuUsage | undefined;
+let cpuAtEnd: NodeJS.CpuUsage | undefined;
+
+const subscription = localDiscovery(namespace, { capacity: expected })
+  .events()
+  .subscribe((event) => {
+    if (event.type !== 'worker-added') return;
+    arrivals.set(event.worker.uid, process.hrtime.bigint());
+    if (arrivals.size === expected) {
+      cpuAtEnd = process.cpuUsage(cpuStart);
+      process.send?.({ done: true });
+    }
+  });
+
+process.on('message', (message: { op: string }) => {
+  if (message.op === 'start') {
+    cpuStart = process.cpuUsage();
+    process.send?.({ started: true });
+  } else if (message.op === 'report') {
+    process.send?.({
+      arrivals: [...arrivals].map(([uid, t]) => [uid, t.toString()]),
+      cpuUs: cpuAtEnd ? cpuAtEnd.user + cpuAtEnd.system : Number.NaN,
+    });
+  } else if (message.op === 'stop') {
+    subscription.unsubscribe();
+    process.disconnect();
+  }
+});
+process.send?.({ ready: true });
