@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -117,5 +117,15 @@ export function residue(namespace: string, uids: readonly string[]): string[] {
   for (const path of [join(tmp, `wool-${namespace}`), join(tmp, `wool-lock-${segment}.lock`)]) {
     if (existsSync(path)) left.push(path);
   }
+  return left;
+}
+
+/**
+ * Checks a namespace for residue and removes whatever was found (so a
+ * failing test does not leave objects for the next run); returns what was left.
+ */
+export function sweep(namespace: string, uids: readonly string[]): string[] {
+  const left = residue(namespace, uids);
+  for (const path of left) rmSync(path, { recursive: true, force: true });
   return left;
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { workerInfo } from '../../src/model/workerInfo.js';
 import type { WorkerInfo } from '../../src/model/types.js';
 import { packageVersion } from '../../src/cli/packageVersion.js';
-import { residue, uniqueNamespace, woolrx } from './children.js';
+import { sweep, uniqueNamespace, woolrx } from './children.js';
 
 // Real processes, real shared memory: `woolrx watch` and `woolrx publish`
 // run from source as separate children on the local backend. Worker uids
@@ -23,9 +23,11 @@ function json(worker: WorkerInfo): unknown {
 }
 
 after(() => {
+  const left: string[] = [];
   for (const { namespace: ns, uids } of used) {
-    assert.deepEqual(residue(ns, uids), [], `left behind by ${ns}`);
+    left.push(...sweep(ns, uids));
   }
+  assert.deepEqual(left, [], 'objects, locks or notification files left behind');
 });
 
 describe('woolrx CLI, end to end on the local backend', () => {

@@ -17,7 +17,7 @@ import { localDiscovery } from '../../src/backends/local/index.js';
 import type { DiscoveryEvent, DiscoveryEventType } from '../../src/events/types.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
 import type { WorkerInfo } from '../../src/model/types.js';
-import { python, residue, shortHash, uniqueNamespace, woolPeer } from '../cli/children.js';
+import { python, shortHash, sweep, uniqueNamespace, woolPeer } from '../cli/children.js';
 
 const vectorsPath = fileURLToPath(new URL('../../../shared/wool-vectors.json', import.meta.url));
 
@@ -34,10 +34,12 @@ function removeWoolLock(ns: string): void {
 }
 
 after(() => {
+  const left: string[] = [];
   for (const { namespace: ns, uids } of used) {
     removeWoolLock(ns);
-    assert.deepEqual(residue(ns, uids), [], `left behind by ${ns}`);
+    left.push(...sweep(ns, uids));
   }
+  assert.deepEqual(left, [], 'objects, locks or notification files left behind');
 });
 
 /** The peer's `publish` flags for a worker. */
