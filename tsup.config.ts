@@ -10,6 +10,7 @@ export default defineConfig({
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
     'local/index': 'src/backends/local/index.ts',
+    'lan/index': 'src/backends/lan/index.ts',
     'etcd/index': 'src/backends/etcd/index.ts',
     'cli/main': 'src/cli/main.ts',
   },
