@@ -114,6 +114,8 @@ export class LanPublisher implements WorkerPublisher {
   readonly #registrations = new Map<string, Registration>();
   readonly #byName = new Map<string, Registration>();
   readonly #warned = new Set<string>();
+  /** Instance names being probed → what to do on a conflict. */
+  readonly #probing = new Map<string, () => void>();
   readonly #lookups = new Map<string, Promise<Addresses>>();
   #advertised: Promise<string> | undefined;
   #socket: MdnsSocket | undefined;
@@ -274,17 +276,15 @@ export class LanPublisher implements WorkerPublisher {
   #probe(socket: MdnsSocket, registration: Registration): void {
     let sent = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const onResponse = (packet: ResponsePacket): void => {
-      const records: Answer[] = [...(packet.answers ?? []), ...(packet.additionals ?? [])];
-      if (!records.some((record) => record.name.toLowerCase() === registration.instance && ttlOf(record) > 0)) return;
+    const finish = (): void => {
+      clearTimeout(timer);
+      if (this.#probing.get(registration.instance) === onConflict) this.#probing.delete(registration.instance);
+      registration.cancelProbe = undefined;
+    };
+    const onConflict = (): void => {
       finish();
       this.#forget(registration);
       registration.settle(new LanNameConflictError(registration.worker.uid, registration.instance));
-    };
-    const finish = (): void => {
-      clearTimeout(timer);
-      socket.mdns.removeListener('response', onResponse);
-      registration.cancelProbe = undefined;
     };
     const step = (): void => {
       if (sent === PROBES) {
@@ -307,9 +307,18 @@ export class LanPublisher implements WorkerPublisher {
         });
       timer = setTimeout(step, PROBE_INTERVAL_MS);
     };
-    socket.mdns.on('response', onResponse);
+    this.#probing.set(registration.instance, onConflict);
     registration.cancelProbe = finish;
     timer = setTimeout(step, Math.random() * PROBE_INTERVAL_MS);
+  }
+
+  /** While probing: a response from anyone holding a positive record of a name being probed is a conflict. */
+  #onResponse(packet: ResponsePacket): void {
+    if (this.#probing.size === 0) return;
+    for (const record of [...(packet.answers ?? []), ...(packet.additionals ?? [])]) {
+      if (ttlOf(record) === 0) continue;
+      this.#probing.get(record.name.toLowerCase())?.();
+    }
   }
 
   /** Sends the registration's records (first or changed announcement), and repeats them once 1 s later. */
@@ -420,6 +429,7 @@ export class LanPublisher implements WorkerPublisher {
       },
     );
     socket.mdns.on('query', (query: QueryPacket) => this.#onQuery(query));
+    socket.mdns.on('response', (packet: ResponsePacket) => this.#onResponse(packet));
     this.#socket = socket;
     return socket;
   }
