@@ -27,8 +27,12 @@ export class Child {
   private readonly waiters: ((line: string | undefined) => void)[] = [];
   private ended = false;
 
-  constructor(command: string, args: readonly string[]) {
-    this.process = spawn(command, args, { cwd: repoRoot, stdio: 'pipe' });
+  constructor(command: string, args: readonly string[], env?: NodeJS.ProcessEnv) {
+    this.process = spawn(command, args, {
+      cwd: repoRoot,
+      stdio: 'pipe',
+      env: env === undefined ? process.env : { ...process.env, ...env },
+    });
     this.process.stderr.setEncoding('utf8');
     this.process.stderr.on('data', (chunk: string) => {
       this.stderr += chunk;
@@ -86,8 +90,8 @@ export class Child {
 }
 
 /** `woolrx <args>` from source. */
-export function woolrx(args: readonly string[]): Child {
-  return new Child(process.execPath, ['--import', 'tsx', cliMain, ...args]);
+export function woolrx(args: readonly string[], env?: NodeJS.ProcessEnv): Child {
+  return new Child(process.execPath, ['--import', 'tsx', cliMain, ...args], env);
 }
 
 /** `python3 woolpeer.py <args>`. */

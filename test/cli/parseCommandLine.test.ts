@@ -96,7 +96,7 @@ describe('parseCommandLine', () => {
   });
 
   it('refuses an unknown backend, listing the known ones', () => {
-    usageError(['watch', '-n', 'x', '--backend', 'zookeeper'], /unknown backend "zookeeper" \(known: local\)/);
+    usageError(['watch', '-n', 'x', '--backend', 'zookeeper'], /unknown backend "zookeeper" \(known: local, lan, etcd\)/);
   });
 
   it('shows workerInfo validation errors for publish', () => {

@@ -104,7 +104,7 @@ describe('woolrx CLI, end to end on the local backend', () => {
       [['launch'], /^woolrx: unknown command "launch"$/],
       [['watch'], /^woolrx watch: missing --namespace$/],
       [['watch', '-n', ns, '--bogus'], /^woolrx watch: unknown option --bogus$/],
-      [['watch', '-n', ns, '--backend', 'zookeeper'], /^woolrx watch: unknown backend "zookeeper" \(known: local\)$/],
+      [['watch', '-n', ns, '--backend', 'zookeeper'], /^woolrx watch: unknown backend "zookeeper" \(known: local, lan, etcd\)$/],
       [['publish', '-n', ns], /^woolrx publish: missing --address$/],
       [['publish', '-n', ns, '-a', 'h:1', '--uid', 'not-a-uuid'], /^woolrx publish: Invalid worker uid: "not-a-uuid"/],
       [['publish', '-n', ns, '-a', 'nohost'], /^woolrx publish: Invalid worker address: "nohost"/],

@@ -1,0 +1,85 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { workerInfo } from '../../src/model/workerInfo.js';
+import type { WorkerInfo } from '../../src/model/types.js';
+import { startEtcd } from '../backends/etcd/etcdHarness.js';
+import type { EtcdCluster } from '../backends/etcd/etcdHarness.js';
+import { uniqueNamespace, woolrx } from './children.js';
+
+// The CLI on the lan and etcd backends: the registry entry of each maps its
+// flags onto the backend's options (a bad value comes back from the backend
+// itself as a usage error), and `watch`/`publish` keep their output contract.
+
+function json(worker: WorkerInfo): unknown {
+  return JSON.parse(JSON.stringify(worker));
+}
+
+async function usageFailure(args: string[], reason: RegExp, env?: NodeJS.ProcessEnv): Promise<void> {
+  const child = woolrx(args, env);
+  assert.deepEqual(await child.exited, { code: 2, signal: null }, child.stderr);
+  const [first, blank, usage] = child.stderr.split('\n');
+  assert.match(first ?? '', reason);
+  assert.equal(blank, '');
+  assert.match(usage ?? '', /^Usage: woolrx /);
+  assert.deepEqual(child.pending(), []);
+}
+
+describe('woolrx CLI on --backend etcd', () => {
+  let etcd: EtcdCluster;
+  before(async () => {
+    etcd = await startEtcd();
+  });
+  after(async () => {
+    await etcd.dispose();
+  });
+
+  it('watch --json sees publish add a worker, then drop it when the publisher is interrupted', async () => {
+    const ns = uniqueNamespace('cli-etcd');
+    const uid = randomUUID();
+    const endpoints = etcd.endpoints.join(',');
+    const prefix = `/woolrx-cli-${randomUUID().slice(0, 8)}`;
+    const watch = woolrx(['watch', '-b', 'etcd', '--endpoints', endpoints, '--prefix', prefix, '-n', ns, '--json']);
+    const publisher = woolrx([
+      'publish', '-b', 'etcd', '--endpoints', endpoints, '--prefix', prefix, '--ttl', '5', '-n', ns,
+      '-a', '10.0.0.5:7000', '--uid', uid, '--pid', '1', '--version', '1.0.0', '--tag', 'gpu',
+      '--extra', 'zone=eu-1', '--secure',
+    ]);
+    assert.equal(await publisher.line(), uid);
+    const expected = workerInfo({
+      uid, address: '10.0.0.5:7000', pid: 1, version: '1.0.0', tags: ['gpu'], extra: { zone: 'eu-1' }, secure: true,
+    });
+    assert.deepEqual(JSON.parse(await watch.line()), { type: 'worker-added', worker: json(expected) });
+    assert.deepEqual(await publisher.stop('SIGINT'), { code: 0, signal: null });
+    assert.deepEqual(JSON.parse(await watch.line()), { type: 'worker-dropped', worker: json(expected) });
+    assert.deepEqual(await watch.stop('SIGTERM'), { code: 0, signal: null });
+    assert.equal(watch.stderr, '');
+    assert.equal(publisher.stderr, '');
+  });
+
+  it('refuses bad etcd flags with status 2', async () => {
+    const ns = uniqueNamespace('cli-etcd-bad');
+    await Promise.all([
+      usageFailure(['watch', '-b', 'etcd', '-n', ns, '--endpoints', 'ftp://x'], /^woolrx watch: .*endpoint.*ftp:\/\/x/i),
+      usageFailure(['watch', '-b', 'etcd', '-n', ns, '--ttl', 'ten'], /^woolrx watch: --ttl: "ten" is not an integer$/),
+      usageFailure(['watch', '-b', 'etcd', '-n', ns, '--ca', '/nonexistent/ca.pem'], /^woolrx watch: --ca "\/nonexistent\/ca.pem": ENOENT$/),
+      usageFailure(['watch', '-b', 'etcd', '-n', ns, '--user', 'root'], /^woolrx watch: --user needs the password in \$WOOLRX_ETCD_PASSWORD$/, {
+        WOOLRX_ETCD_PASSWORD: undefined,
+      }),
+      usageFailure(['watch', '-b', 'etcd', '-n', 'a/b'], /^woolrx watch: .*namespace.*"a\/b"/),
+      usageFailure(['watch', '-n', ns, '--endpoints', 'http://127.0.0.1:2379'], /^woolrx watch: --endpoints is an option of --backend etcd, not local$/),
+    ]);
+  });
+});
+
+describe('woolrx CLI on --backend lan', () => {
+  it('hands its flags to lanDiscovery, whose TypeErrors become status 2', async () => {
+    const ns = uniqueNamespace('cli-lan-bad');
+    await Promise.all([
+      usageFailure(['publish', '-b', 'lan', '-n', ns, '-a', '10.0.0.5:7000', '--advertise-host', '0.0.0.0'], /^woolrx publish: .*advertiseHost "0\.0\.0\.0" is a wildcard/),
+      usageFailure(['watch', '-b', 'lan', '-n', ns, '--mdns-port', '70000'], /^woolrx watch: .*port must be an integer 1-65535, got 70000/),
+      usageFailure(['watch', '-b', 'lan', '-n', ns, '--expire-after', '100', '--requery-interval', '200'], /^woolrx watch: .*requeryInterval \(200 ms\) must be below expireAfter \(100 ms\)/),
+      usageFailure(['watch', '-b', 'lan', '-n', ns, '--capacity', '4'], /^woolrx watch: --capacity is an option of --backend local, not lan$/),
+    ]);
+  });
+});
