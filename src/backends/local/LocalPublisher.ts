@@ -12,7 +12,7 @@ import type { DiscoveryEventType } from '../../events/types.js';
 import { describeValue } from '../../model/describeValue.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { workerInfo } from '../../model/workerInfo.js';
-import { acquireNamespaceLock } from './acquireNamespaceLock.js';
+import { acquireNamespaceLock, removeLockParent } from './acquireNamespaceLock.js';
 import { blockName } from './blockName.js';
 import { cleanupNamespace, recordSegmentOwner } from './cleanupNamespace.js';
 import { findSlot } from './findSlot.js';
@@ -106,6 +106,7 @@ export class LocalPublisher implements WorkerPublisher {
     this.#closed = true;
     this.#closing ??= this.#enqueue(async () => {
       if (this.#registered.size > 0 || this.#segment !== undefined) {
+        let gone = false;
         await this.#locked((segment) => {
           let changed = false;
           if (segment !== undefined) {
@@ -115,9 +116,10 @@ export class LocalPublisher implements WorkerPublisher {
           if (changed) touchNotify(this.#names);
           this.#segment?.close();
           this.#segment = undefined;
-          cleanupNamespace(this.#names);
+          gone = cleanupNamespace(this.#names);
           return false;
         }, false);
+        if (gone) removeLockParent(this.#names);
       }
     });
     return this.#closing;

@@ -7,7 +7,7 @@ import { discoveryEvent } from '../../events/discoveryEvent.js';
 import type { DiscoveryEvent } from '../../events/types.js';
 import { sameWorker } from '../../model/sameWorker.js';
 import type { WorkerInfo } from '../../model/types.js';
-import { acquireNamespaceLock, tryNamespaceLock } from './acquireNamespaceLock.js';
+import { acquireNamespaceLock, removeLockParent, tryNamespaceLock } from './acquireNamespaceLock.js';
 import { blockName } from './blockName.js';
 import { cleanupNamespace } from './cleanupNamespace.js';
 import { findSlot } from './findSlot.js';
@@ -93,8 +93,8 @@ export class LocalSubscription {
   readonly #pending = new Set<Entry>();
   readonly #hinted = new Set<Entry>();
   #openBlocks = 0;
-  #readA: Buffer = Buffer.alloc(1024);
-  #readB: Buffer = Buffer.alloc(1024);
+  #readA: Buffer = Buffer.alloc(64 * 1024);
+  #readB: Buffer = Buffer.alloc(64 * 1024);
 
   #scheduled = false;
   #fullCompare = true;
@@ -170,13 +170,15 @@ export class LocalSubscription {
     const names = this.#names;
     const settings = this.#settings;
     const run = (release: () => void): void => {
+      let gone = false;
       try {
-        cleanupNamespace(names);
+        gone = cleanupNamespace(names);
       } catch (error) {
         this.#warn('Cleaning up the namespace failed', error);
       } finally {
         release();
       }
+      if (gone) removeLockParent(names);
     };
     try {
       const release = tryNamespaceLock({ ...names, ...settings });
@@ -198,12 +200,15 @@ export class LocalSubscription {
     this.#dirWatcher = watch(this.#names.notifyDir, { persistent: true }, (type, filename) => {
       if (filename === 'notify') {
         // A woolrx publisher writes a block or a slot (raising a /dev/shm
-        // event, received first: one inotify queue) before it notifies.
-        // A notification with no such event came from wool, whose mmap
-        // writes inotify cannot see: then look at every block.
-        if (this.#hintsSinceNotify === 0) this.#fullCompare = true;
+        // event, received first: one inotify queue) before it notifies, and
+        // that event already scheduled the scan. A notification with no
+        // such event came from wool, whose mmap writes inotify cannot see:
+        // then look at every block.
+        const foreign = this.#hintsSinceNotify === 0;
         this.#hintsSinceNotify = 0;
         if (type === 'rename') this.#checkSegment = true;
+        else if (!foreign) return;
+        if (foreign) this.#fullCompare = true;
       } else if (type === 'rename') {
         this.#checkDir = true;
       }
@@ -478,6 +483,12 @@ export class LocalSubscription {
     });
   }
 
+  #grow(size: number): void {
+    if (this.#readA.length >= size) return;
+    this.#readA = Buffer.alloc(size);
+    this.#readB = Buffer.alloc(size);
+  }
+
   /** Reads a block's record twice and returns it only if both reads agree. */
   #read(entry: Entry): ReadResult {
     let fd = entry.fd;
@@ -489,7 +500,7 @@ export class LocalSubscription {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
         throw error;
       }
-      entry.size = fstatSync(fd).size;
+      entry.size = 0; // learnt from the first read below
       if (this.#openBlocks < MAX_OPEN_BLOCKS) {
         entry.fd = fd;
         this.#openBlocks += 1;
@@ -498,12 +509,23 @@ export class LocalSubscription {
       }
     }
     try {
-      const size = entry.size;
-      if (this.#readA.length < size) {
-        this.#readA = Buffer.alloc(size);
-        this.#readB = Buffer.alloc(size);
+      let first: number;
+      if (entry.size === 0) {
+        // Size unknown (just opened): a read into the large scratch buffer
+        // returns it, saving an fstat; only a larger block needs one.
+        first = readSync(fd, this.#readA, 0, this.#readA.length, 0);
+        if (first === this.#readA.length) {
+          const size = fstatSync(fd).size;
+          if (size > first) {
+            this.#grow(size);
+            first = readSync(fd, this.#readA, 0, size, 0);
+          }
+        }
+        entry.size = first;
+      } else {
+        this.#grow(entry.size);
+        first = readSync(fd, this.#readA, 0, entry.size, 0);
       }
-      const first = readSync(fd, this.#readA, 0, size, 0);
       if (first < LENGTH_PREFIX) return 'empty';
       const length = this.#readA.readUInt32LE(0);
       if (length === 0) return 'empty';

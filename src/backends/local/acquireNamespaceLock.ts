@@ -1,4 +1,5 @@
 import { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LockTimeoutError } from './LockTimeoutError.js';
@@ -64,6 +65,32 @@ export interface NamespaceLockOptions {
  * @internal
  */
 export function tryNamespaceLock(options: NamespaceLockOptions): (() => void) | undefined {
+  try {
+    return lockOnce(options);
+  } catch (error) {
+    // The lock's parent directory is created on demand (and removed by the
+    // last one out): create it and try again.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(dirname(options.lockDirPath), { recursive: true, mode: 0o700 });
+    return lockOnce(options);
+  }
+}
+
+/**
+ * Removes the (empty) parent directory of the lock; a no-op while anyone
+ * holds the lock. For the last one out, after releasing.
+ * @param options The lock.
+ * @internal
+ */
+export function removeLockParent(options: Pick<NamespaceLockOptions, 'lockDirPath'>): void {
+  try {
+    rmdirSync(dirname(options.lockDirPath));
+  } catch {
+    // Held again already, or gone.
+  }
+}
+
+function lockOnce(options: NamespaceLockOptions): (() => void) | undefined {
   let failure: unknown;
   let release: ((callback: Callback) => void) | undefined;
   lockfile.lock(

@@ -1,6 +1,6 @@
 import { readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { SegmentFile } from './SegmentFile.js';
-import { ensureNotifyDir } from './touchNotify.js';
+import { closeNotify, ensureNotifyDir } from './touchNotify.js';
 import type { LocalNames } from './types.js';
 
 function unlinkQuietly(path: string): void {
@@ -42,11 +42,11 @@ function ownedIno(names: LocalNames): number | undefined {
  * peer that still has workers in it.
  *
  * @param names The namespace's names.
- * @returns `true` if the segment was unlinked.
+ * @returns `true` if the namespace is gone (no segment left): the caller then
+ * removes the lock's parent directory once it has released the lock.
  * @internal
  */
 export function cleanupNamespace(names: LocalNames): boolean {
-  let unlinked = false;
   const stat = statSync(names.segmentPath, { throwIfNoEntry: false });
   if (stat !== undefined) {
     if (ownedIno(names) !== stat.ino) return false;
@@ -64,14 +64,14 @@ export function cleanupNamespace(names: LocalNames): boolean {
       segment.close();
     }
     unlinkQuietly(names.segmentPath);
-    unlinked = true;
   }
   unlinkQuietly(names.ownerPath);
+  closeNotify(names);
   unlinkQuietly(names.notifyPath);
   try {
     rmdirSync(names.notifyDir);
   } catch {
     // Not empty (someone else's file) or already gone: leave it.
   }
-  return unlinked;
+  return true;
 }

@@ -20,7 +20,7 @@ export function localNames(namespace: string, tmpdir: string): LocalNames {
     segmentPath: join(SHM_DIR, segmentName),
     shmDir: SHM_DIR,
     lockPath: join(tmpdir, `wool-lock-${segmentName}`),
-    lockDirPath: join(SHM_DIR, `woolrx-lock-${segmentName}`),
+    lockDirPath: join(SHM_DIR, `woolrx-lock-${segmentName}`, 'held'),
     notifyDir,
     notifyPath: join(notifyDir, 'notify'),
     ownerPath: join(notifyDir, '.woolrx-segment'),

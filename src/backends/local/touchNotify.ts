@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import type { LocalNames } from './types.js';
 
 const PREFIX = 'woolrx';
 let counter = 0;
 const salt = randomBytes(4).toString('hex');
+const open = new Map<string, number>();
 
 /**
  * Ensures the notification directory exists (mode 0700).
@@ -30,17 +31,39 @@ export function ensureNotifyDir(names: LocalNames): void {
 export function touchNotify(names: LocalNames): void {
   counter = (counter + 1) % 1e9;
   const marker = Buffer.from(`${PREFIX}:${process.pid}:${salt}:${counter}`.padEnd(40, ' '), 'latin1');
-  let fd: number;
-  try {
-    fd = openSync(names.notifyPath, constants.O_WRONLY | constants.O_CREAT, 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    ensureNotifyDir(names);
-    fd = openSync(names.notifyPath, constants.O_WRONLY | constants.O_CREAT, 0o600);
-  }
-  try {
-    writeSync(fd, marker, 0, marker.length, 0);
-  } finally {
+  // One descriptor per notification file stays open; it is replaced once the
+  // file was unlinked (nlink 0: the last one out removed it).
+  let fd = open.get(names.notifyPath);
+  if (fd !== undefined && fstatSync(fd).nlink === 0) {
     closeSync(fd);
+    open.delete(names.notifyPath);
+    fd = undefined;
+  }
+  if (fd === undefined) {
+    try {
+      fd = openSync(names.notifyPath, constants.O_WRONLY | constants.O_CREAT, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      ensureNotifyDir(names);
+      fd = openSync(names.notifyPath, constants.O_WRONLY | constants.O_CREAT, 0o600);
+    }
+    open.set(names.notifyPath, fd);
+  }
+  writeSync(fd, marker, 0, marker.length, 0);
+}
+
+/**
+ * Closes the descriptor {@link touchNotify} keeps for a namespace.
+ * @param names The namespace's names.
+ * @internal
+ */
+export function closeNotify(names: LocalNames): void {
+  const fd = open.get(names.notifyPath);
+  if (fd === undefined) return;
+  open.delete(names.notifyPath);
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
   }
 }

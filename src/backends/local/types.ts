@@ -44,9 +44,10 @@ export interface LocalNames {
   /** `<tmp>/wool-lock-<short_hash(namespace)>`: the file wool flock()s (named for proper-lockfile's bookkeeping). */
   readonly lockPath: string;
   /**
-   * `/dev/shm/woolrx-lock-<short_hash(namespace)>`: the directory whose
-   * atomic mkdir is woolrx's lock. On tmpfs, beside the segment: a cycle
-   * costs microseconds there, against ~0.1-1 ms on a journaled /tmp.
+   * `/dev/shm/woolrx-lock-<short_hash(namespace)>/held`: the directory whose
+   * atomic mkdir is woolrx's lock. On tmpfs, beside the segment (a cycle
+   * costs microseconds there, against ~0.1-1 ms on a journaled /tmp), one
+   * level down so that taking it raises no event for `/dev/shm` watchers.
    */
   readonly lockDirPath: string;
   /** `<tmp>/wool-<namespace>`. */

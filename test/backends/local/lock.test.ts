@@ -52,7 +52,7 @@ describe('local namespace lock', () => {
     used.push({ namespace, uids: [w.uid] });
     const child = await holder(namespace);
     await child.kill('SIGKILL');
-    assert.ok(existsSync(join('/dev/shm', `woolrx-lock-${shortHash(namespace)}`)), 'the dead holder left its lock');
+    assert.ok(existsSync(join('/dev/shm', `woolrx-lock-${shortHash(namespace)}`, 'held')), 'the dead holder left its lock');
     const publisher = localDiscovery(namespace, { lockStale: 2_000, lockTimeout: 10_000, pollInterval: false }).publisher();
     const started = performance.now();
     await publisher.publish('worker-added', w);
