@@ -5,7 +5,8 @@ import { workerInfo } from '../../src/model/workerInfo.js';
 import type { WorkerInfo } from '../../src/model/types.js';
 import { startEtcd } from '../backends/etcd/etcdHarness.js';
 import type { EtcdCluster } from '../backends/etcd/etcdHarness.js';
-import { uniqueNamespace, woolrx } from './children.js';
+import { Netns } from '../backends/lan/netns.js';
+import { Child, cliMain, uniqueNamespace, woolrx } from './children.js';
 
 // The CLI on the lan and etcd backends: the registry entry of each maps its
 // flags onto the backend's options (a bad value comes back from the backend
@@ -73,6 +74,33 @@ describe('woolrx CLI on --backend etcd', () => {
 });
 
 describe('woolrx CLI on --backend lan', () => {
+  it('watch --json sees publish add a worker over mDNS, then drop it on SIGTERM (inside a network namespace)', async () => {
+    const netns = Netns.create('cli');
+    const inNetns = (args: string[]) =>
+      new Child('ip', ['netns', 'exec', netns.name, process.execPath, '--import', 'tsx', cliMain, ...args]);
+    try {
+      const ns = uniqueNamespace('cli-lan');
+      const uid = randomUUID();
+      const watch = inNetns(['watch', '-b', 'lan', '-n', ns, '--json']);
+      const publisher = inNetns([
+        'publish', '-b', 'lan', '--no-probe', '-n', ns, '-a', '127.0.0.1:7000', '--uid', uid, '--pid', '42',
+        '--version', '2.1', '--tag', 'gpu', '--extra', 'zone=eu-1', '--secure',
+      ]);
+      assert.equal(await publisher.line(), uid);
+      // mDNS carries no ChannelOptions: the subscriber sees the defaults.
+      const expected = workerInfo({
+        uid, address: '127.0.0.1:7000', pid: 42, version: '2.1', tags: ['gpu'], extra: { zone: 'eu-1' }, secure: true,
+      });
+      assert.deepEqual(JSON.parse(await watch.line()), { type: 'worker-added', worker: json(expected) });
+      assert.deepEqual(await publisher.stop('SIGTERM'), { code: 0, signal: null });
+      assert.deepEqual(JSON.parse(await watch.line()), { type: 'worker-dropped', worker: json(expected) });
+      assert.deepEqual(await watch.stop('SIGINT'), { code: 0, signal: null });
+      assert.equal(watch.stderr, '');
+    } finally {
+      netns.dispose();
+    }
+  });
+
   it('hands its flags to lanDiscovery, whose TypeErrors become status 2', async () => {
     const ns = uniqueNamespace('cli-lan-bad');
     await Promise.all([
