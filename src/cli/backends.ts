@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { lanBackend } from './lanBackend.js';
 import { parseIntegerFlag } from './parseIntegerFlag.js';
 import type { CliBackend, CliValues } from './types.js';
 import { UsageError } from './UsageError.js';
@@ -88,41 +89,7 @@ export const backends: Readonly<Record<string, CliBackend>> = Object.freeze({
       );
     },
   },
-  lan: {
-    summary: "mDNS / DNS-SD on the local network (wool's LAN format)",
-    flags: {
-      'advertise-host': {
-        type: 'string',
-        valueName: 'HOST',
-        description: "Address peers should connect to (default: each worker's host)",
-      },
-      interface: { type: 'string', valueName: 'IPV4', description: 'Interface address for mDNS (default: all)' },
-      'mdns-port': { type: 'string', valueName: 'PORT', description: 'UDP port of mDNS (default 5353)' },
-      'no-probe': { type: 'boolean', description: 'Announce at once, without probing the name first' },
-      'expire-after': {
-        type: 'string',
-        valueName: 'MS',
-        description: 'Drop a worker not heard from for MS milliseconds (default 30000)',
-      },
-      'requery-interval': {
-        type: 'string',
-        valueName: 'MS',
-        description: 'Ask the network again every MS milliseconds (default 10000)',
-      },
-    },
-    create: async (namespace, values) => {
-      const options = defined({
-        advertiseHost: text(values, 'advertise-host'),
-        interface: text(values, 'interface'),
-        port: positive(values, 'mdns-port', 0),
-        probe: values['no-probe'] === true ? false : undefined,
-        expireAfter: positive(values, 'expire-after', 0),
-        requeryInterval: positive(values, 'requery-interval', 0),
-      });
-      const { lanDiscovery } = await import('../backends/lan/index.js');
-      return lanDiscovery(namespace, options);
-    },
-  },
+  lan: lanBackend,
   etcd: {
     summary: 'An etcd v3 cluster (leased workers)',
     flags: {

@@ -105,7 +105,7 @@ describe('woolrx CLI on --backend lan', () => {
     const ns = uniqueNamespace('cli-lan-bad');
     await Promise.all([
       usageFailure(['publish', '-b', 'lan', '-n', ns, '-a', '10.0.0.5:7000', '--advertise-host', '0.0.0.0'], /^woolrx publish: .*advertiseHost "0\.0\.0\.0" is a wildcard/),
-      usageFailure(['watch', '-b', 'lan', '-n', ns, '--mdns-port', '70000'], /^woolrx watch: .*port must be an integer 1-65535, got 70000/),
+      usageFailure(['watch', '-b', 'lan', '-n', ns, '--expire-after', 'soon'], /^woolrx watch: --expire-after: "soon" is not an integer$/),
       usageFailure(['watch', '-b', 'lan', '-n', ns, '--expire-after', '100', '--requery-interval', '200'], /^woolrx watch: .*requeryInterval \(200 ms\) must be below expireAfter \(100 ms\)/),
       usageFailure(['watch', '-b', 'lan', '-n', ns, '--capacity', '4'], /^woolrx watch: --capacity is an option of --backend local, not lan$/),
     ]);
