@@ -140,7 +140,7 @@ describe('lanDiscovery between two network namespaces', { skip: !canCreateNamesp
     assert.ok((dropped.at ?? 0) - goodbyeAt < 1000, `dropped on the goodbye, not by expiry (${(dropped.at ?? 0) - goodbyeAt} ms)`);
   });
 
-  it('a subscription whose interface goes away errors with LanSocketError; the process survives', async () => {
+  it('when the interface goes away, a subscription errors and publish rejects with LanSocketError; the processes survive', async () => {
     subscriber.send({ op: 'subscribe', id: 'g', namespace: NAMESPACE, options: { expireAfter: EXPIRE_AFTER, requeryInterval: REQUERY } });
     await subscriber.waitFor((r) => r.ev === 'subscribed' && r.id === 'g', 'subscribed g');
     await sleep(200);
@@ -149,6 +149,11 @@ describe('lanDiscovery between two network namespaces', { skip: !canCreateNamesp
     assert.equal(failed.error?.name, 'LanSocketError');
     assert.equal(failed.error?.code, 'WOOLRX_LAN_SOCKET');
     assert.ok(!subscriber.reports.some((r) => r.ev === 'uncaught'), 'no uncaught exception');
+    // The publisher on the other end of the (now deleted) veth: a typed rejection, and a diagnostic.
+    const done = await publisher.call({ op: 'publish', id: 'p', type: 'worker-added', worker: workerInfo({ uid: randomUUID(), address: '10.213.1.1:7006', pid: 15, version: '1' }) });
+    assert.equal(done.error?.name, 'LanSocketError');
+    assert.ok(publisher.reports.some((r) => r.ev === 'diag' && r.kind === 'warning' && /LAN publisher stopped/.test(r.message ?? '')));
+    assert.ok(!publisher.reports.some((r) => r.ev === 'uncaught'), 'no uncaught exception in the publisher');
     subscriber.send({ op: 'unsubscribe', id: 'g' });
     subscriber.send({ op: 'unsubscribe', id: 's' });
     await subscriber.waitFor((r) => r.ev === 'unsubscribed' && r.id === 's', 'still answering');
