@@ -45,6 +45,8 @@ interface Host {
 
 /** A missing SRV/TXT/address is asked for at most this often per name. */
 const RESOLVE_BACKOFF_MS = 250;
+/** Distinct socket warnings reported per subscription, at most. */
+const MAX_WARNINGS = 100;
 /** The second query goes out this soon, in case the first was lost. */
 const SECOND_QUERY_MS = 1000;
 
@@ -93,12 +95,18 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
     const lastHostQuery = new Map<string, number>();
     let stopped = false;
     const timers = new Set<ReturnType<typeof setTimeout>>();
+    const warned = new Set<string>();
 
     const socket = openMdns(config.namespace, config, {
       fatal: (error) => {
         if (!stopped) subscriber.error(error);
       },
-      warning: (message, error) => config.report({ kind: 'warning', namespace: config.namespace, message, error }),
+      warning: (message, error) => {
+        // Each distinct warning once per subscription (a peer sending garbage must not flood diagnostics).
+        if (warned.has(message) || warned.size >= MAX_WARNINGS) return;
+        warned.add(message);
+        config.report({ kind: 'warning', namespace: config.namespace, message, error });
+      },
     });
 
     const send = (questions: { name: string; type: 'PTR' | 'SRV' | 'TXT' | 'A' | 'AAAA' }[]): void => {

@@ -95,6 +95,17 @@ describe('lanDiscovery subscriber against a raw mDNS responder', { skip: !canCre
     assert.equal(reports(good), 1);
   });
 
+  it('reports an undecodable packet once as a warning and goes on', async () => {
+    raw.send({ op: 'garbage' });
+    raw.send({ op: 'garbage' });
+    await subscriber.waitFor((r) => r.ev === 'diag' && r.kind === 'warning', 'a warning diagnostic');
+    const uid = randomUUID();
+    raw.send({ op: 'send', answers: [ptr(uid), ...resolved(uid, { port: 7104 })] });
+    await subscriber.waitFor((r) => r.ev === 'event' && r.worker?.uid === uid, 'a worker after the garbage');
+    assert.equal(subscriber.reports.filter((r) => r.ev === 'diag' && r.kind === 'warning').length, 1, 'reported once');
+    assert.equal(subscriber.reports.find((r) => r.ev === 'error'), undefined);
+  });
+
   it('resolves a PTR that came alone; a goodbye racing that resolve leaves no ghost', async () => {
     const ghost = randomUUID();
     const real = randomUUID();

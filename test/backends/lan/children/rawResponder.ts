@@ -3,6 +3,7 @@
  * inside a network namespace, never directly). JSON commands on stdin:
  *
  * - `{op:'send', answers}`: multicast a response with these records at once;
+ * - `{op:'garbage'}`: multicast 6 bytes that are not a DNS message;
  * - `{op:'rule', name, type, actions: [{delayMs, answers}]}`: when a query
  *   asks for `name` (and `type`), send each action's records after its delay.
  *
@@ -11,6 +12,7 @@
  */
 import makeMdns from 'multicast-dns';
 import type { Answer } from 'dns-packet';
+import { createSocket } from 'node:dgram';
 import { createInterface } from 'node:readline';
 
 interface Action {
@@ -56,6 +58,14 @@ createInterface({ input: process.stdin })
   .on('line', (line) => {
     const command = JSON.parse(line) as { op: string; answers?: Answer[]; name?: string; type?: string; actions?: Action[] };
     if (command.op === 'send' && command.answers) send(command.answers, 'send');
+    else if (command.op === 'garbage') {
+      // Bytes that are not a DNS message, to the mDNS group.
+      const raw = createSocket('udp4');
+      raw.send(Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0x01]), 5353, '224.0.0.251', (error) => {
+        out({ ev: 'sent', label: 'garbage', error: error ? String(error) : undefined });
+        raw.close();
+      });
+    }
     else if (command.op === 'rule' && command.name && command.type && command.actions) {
       rules.push({ name: command.name, type: command.type, actions: command.actions, fired: false });
       out({ ev: 'rule', name: command.name });
