@@ -9,7 +9,10 @@ export class LanNameConflictError extends WoolrxError {
   /** The worker whose name is taken. */
   readonly uid: string;
 
-  /** @param uid The worker whose name is taken. @param name The instance name. */
+  /**
+   * @param uid The worker whose name is taken.
+   * @param name The instance name.
+   */
   constructor(uid: string, name: string) {
     super('WOOLRX_LAN_NAME_CONFLICT', `mDNS name ${name} of worker ${uid} is already in use on the network`);
     this.uid = uid;

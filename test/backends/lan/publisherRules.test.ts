@@ -102,6 +102,19 @@ describe('lanDiscovery publisher rules and lifecycle', { skip: !canCreateNamespa
     assert.equal(added.type, 'worker-added');
   });
 
+  it('probing finds a name another responder holds and rejects with LanNameConflictError', async () => {
+    const w = worker('127.0.0.1:7311');
+    await publisher.ok({ op: 'publish', id: 'p', type: 'worker-added', worker: w });
+    const agent = await Agent.start(netns);
+    agents.push(agent);
+    agent.send({ op: 'publisher', id: 'c', namespace: NAMESPACE }); // probes (the default)
+    const done = await agent.call({ op: 'publish', id: 'c', type: 'worker-added', worker: { ...w, version: '2' } });
+    assert.equal(done.error?.name, 'LanNameConflictError');
+    assert.equal(done.error?.code, 'WOOLRX_LAN_NAME_CONFLICT');
+    await agent.ok({ op: 'close', id: 'c' });
+    agent.kill();
+  });
+
   it('a unix address is a TypeError', async () => {
     const done = await publisher.call({ op: 'publish', id: 'p', type: 'worker-added', worker: worker('unix:/tmp/w.sock') });
     assert.equal(done.error?.name, 'TypeError');
