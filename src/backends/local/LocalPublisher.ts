@@ -16,7 +16,8 @@ import { acquireNamespaceLock, removeLockParent } from './acquireNamespaceLock.j
 import { blockName } from './blockName.js';
 import { cleanupNamespace, recordSegmentOwner } from './cleanupNamespace.js';
 import { findSlot } from './findSlot.js';
-import { FREE_SLOT, SLOT_SIZE } from './layout.js';
+import { Journal, JOURNAL_ADDED, JOURNAL_DROPPED, JOURNAL_UPDATED } from './Journal.js';
+import { FREE_SLOT, LENGTH_PREFIX, SLOT_SIZE } from './layout.js';
 import { SegmentFile } from './SegmentFile.js';
 import { touchNotify } from './touchNotify.js';
 import type { LocalNames, LocalSettings } from './types.js';
@@ -54,6 +55,7 @@ export class LocalPublisher implements WorkerPublisher {
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
   readonly #registered = new Set<string>();
   #segment: SegmentFile | undefined;
+  #journal: Journal | undefined;
   #table: Buffer = Buffer.alloc(0);
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -116,6 +118,8 @@ export class LocalPublisher implements WorkerPublisher {
           if (changed) touchNotify(this.#names);
           this.#segment?.close();
           this.#segment = undefined;
+          this.#journal?.close();
+          this.#journal = undefined;
           gone = cleanupNamespace(this.#names);
           return false;
         }, false);
@@ -215,6 +219,7 @@ export class LocalPublisher implements WorkerPublisher {
     if (slot >= 0) {
       writeBlock(path, payload, this.#settings.blockSize, uid, false);
       if (type === 'worker-added') this.#registered.add(uid);
+      this.#journalFor().append(type === 'worker-added' ? JOURNAL_ADDED : JOURNAL_UPDATED, bytes, payload);
       return true;
     }
     if (type === 'worker-updated') throw new WorkerNotFoundError(uid, this.namespace);
@@ -222,6 +227,8 @@ export class LocalPublisher implements WorkerPublisher {
     if (free < 0) throw new CapacityExhaustedError(capacity, this.namespace);
     writeBlock(path, payload, this.#settings.blockSize, uid, true);
     try {
+      // Journal before slot: a subscriber woken by the slot write finds the record.
+      this.#journalFor().append(JOURNAL_ADDED, bytes, payload);
       segment.writeSlot(free, bytes);
     } catch (error) {
       unlinkQuietly(path);
@@ -231,11 +238,25 @@ export class LocalPublisher implements WorkerPublisher {
     return true;
   }
 
+  /** The journal (under the lock), re-opened or created if the last one out removed it. */
+  #journalFor(): Journal {
+    if (this.#journal !== undefined && !this.#journal.isLinked()) {
+      this.#journal.close();
+      this.#journal = undefined;
+    }
+    this.#journal ??= Journal.openForWrite(
+      this.#names.journalPath,
+      Math.max(1020, this.#settings.blockSize - LENGTH_PREFIX),
+    );
+    return this.#journal;
+  }
+
   /** Frees the worker's slot and unlinks its block; `false` if it was not registered. */
   #withdraw(segment: SegmentFile, uid: string): boolean {
     const capacity = segment.capacity() ?? 0;
     const slot = findSlot(this.#table, SLOT_SIZE * capacity, uidBytes(uid));
     if (slot < 0) return false;
+    this.#journalFor().append(JOURNAL_DROPPED, uidBytes(uid), undefined);
     segment.writeSlot(slot, FREE_SLOT);
     this.#table.fill(0, slot * SLOT_SIZE, slot * SLOT_SIZE + SLOT_SIZE);
     try {

@@ -11,6 +11,7 @@ import { acquireNamespaceLock, removeLockParent, tryNamespaceLock } from './acqu
 import { blockName } from './blockName.js';
 import { cleanupNamespace } from './cleanupNamespace.js';
 import { findSlot } from './findSlot.js';
+import { Journal, JOURNAL_DROPPED, type JournalRecord } from './Journal.js';
 import { FREE_SLOT, LENGTH_PREFIX, SLOT_SIZE } from './layout.js';
 import { SegmentFile } from './SegmentFile.js';
 import { slotUid } from './slotUid.js';
@@ -30,8 +31,6 @@ interface Entry {
   readonly uid: string;
   readonly name: string;
   readonly path: string;
-  /** Slots holding this uid (normally 1). */
-  slots: number;
   fd: number | undefined;
   size: number;
   /** Last stable record bytes read (length prefix included). */
@@ -42,8 +41,6 @@ interface Entry {
   worker: WorkerInfo | undefined;
   /** Bytes last reported as malformed, not to report them twice. */
   reported: Buffer | undefined;
-  /** Added in the current scan (its pid gets checked right away). */
-  fresh: boolean;
 }
 
 type ReadResult = Buffer | 'missing' | 'empty' | 'torn' | 'bad-length';
@@ -87,11 +84,17 @@ export class LocalSubscription {
   #prev: Buffer = Buffer.alloc(0);
   #cur: Buffer = Buffer.alloc(0);
   #prevLength = 0;
-  #slotOwners: (Entry | undefined)[] = [];
+  /** Mirror of the slot table as last read: the uid in each slot. */
+  #slotUids: (string | undefined)[] = [];
+  /** How many slots hold each uid, per that mirror. */
+  readonly #present = new Map<string, number>();
+  #journal: Journal | undefined;
+  /** Next journal sequence number to apply. */
+  #journalSeq = 0;
+  #journalEpoch: bigint | undefined;
   readonly #entries = new Map<string, Entry>();
   readonly #byName = new Map<string, Entry>();
   readonly #pending = new Set<Entry>();
-  readonly #hinted = new Set<Entry>();
   #openBlocks = 0;
   #readA: Buffer = Buffer.alloc(64 * 1024);
   #readB: Buffer = Buffer.alloc(64 * 1024);
@@ -102,8 +105,9 @@ export class LocalSubscription {
   #pollCursor = 0;
   #checkDir = false;
   #checkSegment = true;
-  /** Segment or known-block events since the last notification. */
-  #hintsSinceNotify = 0;
+  #notified = false;
+  /** Journal head seen at the last notification. */
+  #headAtNotify = -1;
   /** When each pid was last seen alive (liveness is re-checked once per sweep period). */
   readonly #aliveAt = new Map<number, number>();
   #lastSweep = 0;
@@ -148,7 +152,13 @@ export class LocalSubscription {
         this.#schedule();
       }, this.#settings.pollInterval);
     }
-    this.#scan();
+    // The initial burst: the segment's current state (under the lock, so the
+    // journal head read with it marks exactly where replay starts).
+    const fresh = new Set<Entry>();
+    this.#fullCompare = false;
+    this.#reconcile('all', fresh, true);
+    this.#headAtNotify = this.#journalSeq;
+    this.#checkLiveness(fresh);
   }
 
   /** Closes watchers, timer and descriptors; then cleans up the namespace if it is left empty. */
@@ -199,16 +209,8 @@ export class LocalSubscription {
     this.#dirIno = statSync(this.#names.notifyDir).ino;
     this.#dirWatcher = watch(this.#names.notifyDir, { persistent: true }, (type, filename) => {
       if (filename === 'notify') {
-        // A woolrx publisher writes a block or a slot (raising a /dev/shm
-        // event, received first: one inotify queue) before it notifies, and
-        // that event already scheduled the scan. A notification with no
-        // such event came from wool, whose mmap writes inotify cannot see:
-        // then look at every block.
-        const foreign = this.#hintsSinceNotify === 0;
-        this.#hintsSinceNotify = 0;
+        this.#notified = true;
         if (type === 'rename') this.#checkSegment = true;
-        else if (!foreign) return;
-        if (foreign) this.#fullCompare = true;
       } else if (type === 'rename') {
         this.#checkDir = true;
       }
@@ -225,15 +227,12 @@ export class LocalSubscription {
     const name = String(filename);
     if (name === this.#names.segmentName) {
       if (type === 'rename') this.#checkSegment = true; // created, unlinked or replaced
-      this.#hintsSinceNotify += 1;
       this.#schedule();
       return;
     }
     const entry = this.#byName.get(name);
     if (entry === undefined) return;
     if (type === 'rename') this.#closeBlock(entry); // unlinked or re-created: reopen by name
-    this.#hintsSinceNotify += 1;
-    this.#hinted.add(entry);
     this.#schedule();
   }
 
@@ -268,6 +267,8 @@ export class LocalSubscription {
   #scanOnce(): void {
     let full = this.#fullCompare;
     this.#fullCompare = false;
+    const poll = this.#pollCompare;
+    this.#pollCompare = false;
     if (this.#checkDir) {
       this.#checkDir = false;
       if (statSync(this.#names.notifyDir, { throwIfNoEntry: false })?.ino !== this.#dirIno) {
@@ -275,15 +276,160 @@ export class LocalSubscription {
         full = true;
       }
     }
+    const fresh = new Set<Entry>();
+    // The fast path: woolrx's publishes, replayed in order from the journal.
+    if (!this.#applyJournal(fresh)) full = true;
+    if (this.#stopped) return;
+    if (this.#notified) {
+      // Every woolrx publish appends to the journal before it notifies. A
+      // notification that finds the journal where the previous one left it
+      // came from wool, which only writes the segment and its blocks (through
+      // mmap, invisible to inotify): look at every block.
+      this.#notified = false;
+      if (this.#journalSeq === this.#headAtNotify) full = true;
+      this.#headAtNotify = this.#journalSeq;
+    }
+    // The slow path: the segment itself (wool's changes, segment replaced or
+    // removed, journal overrun, fallback poll), under the lock if free, so
+    // that segment and journal agree.
+    if (full || poll || this.#checkSegment || this.#pending.size > 0) {
+      this.#reconcile(full ? 'all' : poll ? 'poll' : 'changed', fresh);
+    }
+    if (this.#stopped) return;
+    this.#checkLiveness(fresh);
+  }
 
-    // 1. The slot table: what was added or removed.
+  /**
+   * Applies the journal records written since the last call.
+   * @returns `false` when records were lost (overrun): the caller reconciles.
+   */
+  #applyJournal(fresh: Set<Entry>, skip = false): boolean {
+    let journal = this.#journal;
+    if (journal !== undefined && !journal.isLinked()) {
+      journal.close();
+      journal = this.#journal = undefined;
+    }
+    if (journal === undefined) {
+      journal = this.#journal = Journal.openForRead(this.#names.journalPath);
+      if (journal === undefined) return true;
+      if (journal.epoch !== this.#journalEpoch) {
+        // A journal created (or re-created) since we last looked: all of it is news.
+        this.#journalEpoch = journal.epoch;
+        this.#journalSeq = 0;
+      }
+    }
+    const head = journal.head();
+    if (skip) {
+      this.#journalSeq = head;
+      return true;
+    }
+    const from = this.#journalSeq;
+    if (head === from) return true;
+    this.#journalSeq = head;
+    if (head < from || head - from > journal.count) return false;
+    for (let seq = from; seq < head; seq += 1) {
+      const record = journal.read(seq);
+      if (record === undefined) return false;
+      this.#applyRecord(record, fresh);
+      if (this.#stopped) return true;
+    }
+    // Records overwritten while we read them cannot be trusted.
+    return journal.head() - from <= journal.count;
+  }
+
+  #applyRecord(record: JournalRecord, fresh: Set<Entry>): void {
+    const uid = slotUid(record.uid, 0);
+    let entry = this.#entries.get(uid);
+    if (record.type === JOURNAL_DROPPED) {
+      if (entry !== undefined) this.#drop(entry);
+      return;
+    }
+    if (entry === undefined) {
+      entry = this.#entry(uid);
+      fresh.add(entry);
+    }
+    if (record.seeBlock || record.record === undefined) this.#refresh(entry);
+    else this.#accept(entry, record.record);
+  }
+
+  #entry(uid: string): Entry {
+    const name = blockName(uid);
+    const entry: Entry = {
+      uid,
+      name,
+      path: join(this.#names.shmDir, name),
+      fd: undefined,
+      size: 0,
+      bytes: undefined,
+      ok: false,
+      worker: undefined,
+      reported: undefined,
+    };
+    this.#entries.set(uid, entry);
+    this.#byName.set(name, entry);
+    return entry;
+  }
+
+  /**
+   * Brings the workers in line with the segment: entries whose uid left the
+   * slot table are dropped, uids new to it are read from their blocks, and
+   * blocks are compared (`all`: every one; `poll`: a round-robin slice;
+   * `changed`: new and pending ones).
+   */
+  #reconcile(blocks: 'all' | 'poll' | 'changed', fresh: Set<Entry>, initial = false): void {
+    let release: (() => void) | undefined;
+    try {
+      release = tryNamespaceLock({ ...this.#names, ...this.#settings });
+    } catch {
+      release = undefined;
+    }
+    try {
+      this.#applyJournal(fresh, initial);
+      if (this.#stopped) return;
+      this.#readSlots();
+      const touched = new Set<Entry>();
+      for (const entry of [...this.#entries.values()]) {
+        if (!this.#present.has(entry.uid)) {
+          this.#drop(entry);
+          if (this.#stopped) return;
+        }
+      }
+      for (const uid of this.#present.keys()) {
+        if (this.#entries.has(uid)) continue;
+        const entry = this.#entry(uid);
+        fresh.add(entry);
+        touched.add(entry);
+      }
+      if (blocks === 'all') {
+        for (const entry of this.#entries.values()) touched.add(entry);
+      } else if (blocks === 'poll') {
+        const all = [...this.#entries.values()];
+        const count = Math.min(all.length, POLL_BLOCKS);
+        for (let i = 0; i < count; i += 1) {
+          const entry = all[(this.#pollCursor + i) % all.length];
+          if (entry !== undefined) touched.add(entry);
+        }
+        this.#pollCursor = all.length === 0 ? 0 : (this.#pollCursor + count) % all.length;
+      }
+      for (const entry of this.#pending) if (this.#present.has(entry.uid)) touched.add(entry);
+      this.#pending.clear();
+      for (const entry of touched) {
+        this.#refresh(entry);
+        if (this.#stopped) return;
+      }
+    } finally {
+      release?.();
+    }
+  }
+
+  /** Reads the slot table and updates the mirror (#slotUids, #present) from the slots that changed. */
+  #readSlots(): void {
     const path = this.#names.segmentPath;
     if (this.#checkSegment) {
       this.#checkSegment = false;
       if (this.#segment !== undefined && !this.#segment.isAt(path)) {
         this.#segment.close();
         this.#segment = undefined;
-        full = true;
       }
     }
     this.#segment ??= SegmentFile.open(path, false);
@@ -295,107 +441,56 @@ export class LocalSubscription {
       this.#prev.copy(grown);
       this.#prev = grown;
       this.#cur = Buffer.alloc(span);
-      this.#slotOwners.length = span / SLOT_SIZE;
+      this.#slotUids.length = span / SLOT_SIZE;
     }
     if (capacity > 0) this.#segment?.readTable(this.#cur, capacity);
     this.#cur.fill(0, length, span);
-
-    const touched = new Set<Entry>();
-    const emptied: Entry[] = [];
     this.#diffSlots(0, span, (slot) => {
       const offset = slot * SLOT_SIZE;
-      const old = this.#slotOwners[slot];
+      const old = this.#slotUids[slot];
       if (old !== undefined) {
-        old.slots -= 1;
-        if (old.slots === 0) emptied.push(old);
+        const count = (this.#present.get(old) ?? 1) - 1;
+        if (count > 0) this.#present.set(old, count);
+        else this.#present.delete(old);
       }
       if (this.#cur.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0) {
-        this.#slotOwners[slot] = undefined;
+        this.#slotUids[slot] = undefined;
         return;
       }
       const uid = slotUid(this.#cur, offset);
-      let entry = this.#entries.get(uid);
-      if (entry === undefined) {
-        const name = blockName(uid);
-        entry = {
-          uid,
-          name,
-          path: join(this.#names.shmDir, name),
-          slots: 0,
-          fd: undefined,
-          size: 0,
-          bytes: undefined,
-          ok: false,
-          worker: undefined,
-          reported: undefined,
-          fresh: true,
-        };
-        this.#entries.set(uid, entry);
-        this.#byName.set(name, entry);
-        touched.add(entry);
-      }
-      entry.slots += 1;
-      this.#slotOwners[slot] = entry;
+      this.#slotUids[slot] = uid;
+      this.#present.set(uid, (this.#present.get(uid) ?? 0) + 1);
     });
     const swap = this.#prev;
     this.#prev = this.#cur;
     this.#cur = swap;
     this.#prevLength = length;
+  }
 
-    for (const entry of emptied) {
-      if (entry.slots === 0) this.#drop(entry);
-      if (this.#stopped) return;
+  /** Liveness: fresh workers now, everyone once per sweep period. */
+  #checkLiveness(fresh: ReadonlySet<Entry>): void {
+    if (!this.#settings.liveness) return;
+    const now = performance.now();
+    const period = this.#settings.pollInterval || 1000;
+    const sweepAll = now - this.#lastSweep >= period;
+    if (sweepAll) {
+      this.#lastSweep = now;
+      this.#aliveAt.clear();
     }
-
-    // 2. The blocks: which of them changed.
-    if (full) {
-      for (const entry of this.#entries.values()) touched.add(entry);
-    } else if (this.#pollCompare) {
-      const all = [...this.#entries.values()];
-      const count = Math.min(all.length, POLL_BLOCKS);
-      for (let i = 0; i < count; i += 1) {
-        const entry = all[(this.#pollCursor + i) % all.length];
-        if (entry !== undefined) touched.add(entry);
+    const dead: Entry[] = [];
+    for (const entry of sweepAll ? this.#entries.values() : fresh) {
+      const worker = entry.worker;
+      if (worker === undefined || worker.pid <= 0) continue;
+      const seen = this.#aliveAt.get(worker.pid);
+      if (seen !== undefined && (now - seen < period || seen >= this.#lastSweep)) continue;
+      if (isAlive(worker.pid)) {
+        this.#aliveAt.set(worker.pid, now);
+      } else {
+        this.#aliveAt.delete(worker.pid);
+        dead.push(entry);
       }
-      this.#pollCursor = all.length === 0 ? 0 : (this.#pollCursor + count) % all.length;
     }
-    this.#pollCompare = false;
-    for (const entry of this.#hinted) if (entry.slots > 0) touched.add(entry);
-    this.#hinted.clear();
-    for (const entry of this.#pending) if (entry.slots > 0) touched.add(entry);
-    this.#pending.clear();
-    for (const entry of touched) {
-      this.#refresh(entry);
-      if (this.#stopped) return;
-    }
-
-    // 3. Liveness: fresh workers now, everyone once per sweep period.
-    if (this.#settings.liveness) {
-      const now = performance.now();
-      const sweepAll = now - this.#lastSweep >= (this.#settings.pollInterval || 1000);
-      if (sweepAll) {
-        this.#lastSweep = now;
-        this.#aliveAt.clear();
-      }
-      const period = this.#settings.pollInterval || 1000;
-      const dead: Entry[] = [];
-      for (const entry of sweepAll ? this.#entries.values() : touched) {
-        const worker = entry.worker;
-        const fresh = entry.fresh;
-        entry.fresh = false;
-        if (worker === undefined || worker.pid <= 0 || !(sweepAll || fresh)) continue;
-        const seen = this.#aliveAt.get(worker.pid);
-        if (seen !== undefined && now - seen < period && !sweepAll) continue;
-        if (seen !== undefined && seen >= this.#lastSweep) continue; // checked in this sweep
-        if (isAlive(worker.pid)) {
-          this.#aliveAt.set(worker.pid, now);
-        } else {
-          this.#aliveAt.delete(worker.pid);
-          dead.push(entry);
-        }
-      }
-      if (dead.length > 0) this.#reclaim(dead);
-    }
+    if (dead.length > 0) this.#reclaim(dead);
   }
 
   /** Calls `changed` with each slot whose bytes differ between #prev and #cur in [start, end). */
@@ -419,7 +514,6 @@ export class LocalSubscription {
     this.#entries.delete(entry.uid);
     this.#byName.delete(entry.name);
     this.#pending.delete(entry);
-    this.#hinted.delete(entry);
     if (entry.worker !== undefined) this.#send('worker-dropped', entry.worker);
   }
 
@@ -444,6 +538,11 @@ export class LocalSubscription {
       }
       return;
     }
+    this.#accept(entry, record);
+  }
+
+  /** Takes new record bytes (length prefix included) for a worker: decodes them if they changed, emits what changed. */
+  #accept(entry: Entry, record: Buffer): void {
     if (entry.bytes !== undefined && entry.bytes.equals(record)) {
       if (!entry.ok) this.#pending.add(entry);
       return;
@@ -556,16 +655,24 @@ export class LocalSubscription {
             if (capacity === undefined) return reclaimed;
             const table = Buffer.alloc(SLOT_SIZE * capacity);
             segment.readTable(table, capacity);
-            for (const candidate of candidates) {
-              const slot = findSlot(table, table.length, uidBytes(candidate.uid));
-              if (slot < 0 || this.#blockPid(candidate.path) !== candidate.pid || isAlive(candidate.pid)) continue;
-              segment.writeSlot(slot, FREE_SLOT);
-              try {
-                unlinkSync(candidate.path);
-              } catch {
-                // Already gone.
+            let journal: Journal | undefined;
+            try {
+              for (const candidate of candidates) {
+                const bytes = uidBytes(candidate.uid);
+                const slot = findSlot(table, table.length, bytes);
+                if (slot < 0 || this.#blockPid(candidate.path) !== candidate.pid || isAlive(candidate.pid)) continue;
+                segment.writeSlot(slot, FREE_SLOT);
+                try {
+                  unlinkSync(candidate.path);
+                } catch {
+                  // Already gone.
+                }
+                journal ??= Journal.openForWrite(names.journalPath, Math.max(1020, this.#settings.blockSize - LENGTH_PREFIX));
+                journal.append(JOURNAL_DROPPED, bytes, undefined);
+                reclaimed.push(candidate);
               }
-              reclaimed.push(candidate);
+            } finally {
+              journal?.close();
             }
           } finally {
             segment.close();

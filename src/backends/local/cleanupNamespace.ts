@@ -36,8 +36,8 @@ function ownedIno(names: LocalNames): number | undefined {
 /**
  * "Last one out": called under the namespace lock by a leaving publisher or
  * subscriber. Unlinks the segment if woolrx created it and no slot is taken;
- * once there is no segment, removes the notification file, the owner record
- * and the directory (if nothing else is in it). A segment holding workers,
+ * once there is no segment, removes woolrx's journal, the notification
+ * file, the owner record and the directory (if nothing else is in it). A segment holding workers,
  * or created by wool, is left alone — so it is never pulled from under a
  * peer that still has workers in it.
  *
@@ -65,6 +65,7 @@ export function cleanupNamespace(names: LocalNames): boolean {
     }
     unlinkQuietly(names.segmentPath);
   }
+  unlinkQuietly(names.journalPath);
   unlinkQuietly(names.ownerPath);
   closeNotify(names);
   unlinkQuietly(names.notifyPath);

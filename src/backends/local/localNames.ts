@@ -21,6 +21,7 @@ export function localNames(namespace: string, tmpdir: string): LocalNames {
     shmDir: SHM_DIR,
     lockPath: join(tmpdir, `wool-lock-${segmentName}`),
     lockDirPath: join(SHM_DIR, `woolrx-lock-${segmentName}`, 'held'),
+    journalPath: join(SHM_DIR, `woolrx-lock-${segmentName}`, 'journal'),
     notifyDir,
     notifyPath: join(notifyDir, 'notify'),
     ownerPath: join(notifyDir, '.woolrx-segment'),

@@ -50,6 +50,8 @@ export interface LocalNames {
    * level down so that taking it raises no event for `/dev/shm` watchers.
    */
   readonly lockDirPath: string;
+  /** `/dev/shm/woolrx-lock-<short_hash(namespace)>/journal`: woolrx's change journal (see Journal). */
+  readonly journalPath: string;
   /** `<tmp>/wool-<namespace>`. */
   readonly notifyDir: string;
   /** `<tmp>/wool-<namespace>/notify`. */

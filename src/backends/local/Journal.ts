@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+
+const MAGIC = 0x4a585257; // 'WRXJ' read as LE u32
+const HEADER_SIZE = 64;
+const RECORD_HEADER = 32;
+/** Records the ring holds: a subscriber further behind than this rescans instead. */
+export const JOURNAL_RECORDS = 512;
+/** Payload length meaning "too large for the journal: read the worker's block". */
+export const SEE_BLOCK = 0xffffffff;
+
+/** Kinds of journal record. @internal */
+export const JOURNAL_ADDED = 1;
+export const JOURNAL_UPDATED = 2;
+export const JOURNAL_DROPPED = 3;
+
+/** One journal record. @internal */
+export interface JournalRecord {
+  readonly seq: number;
+  readonly type: number;
+  /** Raw 16 UUID bytes. */
+  readonly uid: Buffer;
+  /** The record as a block holds it (u32 LE length + protobuf), or `undefined` (drop, or see the block). */
+  readonly record: Buffer | undefined;
+  /** The payload did not fit in the journal: read the block. */
+  readonly seeBlock: boolean;
+}
+
+/**
+ * woolrx's change journal of a namespace: a ring of the last
+ * {@link JOURNAL_RECORDS} changes, appended by woolrx publishers under the
+ * namespace lock, in `/dev/shm/woolrx-lock-<short_hash(ns)>/journal`.
+ *
+ * The shared segment holds only the current state, so a subscriber that
+ * scans it sees the net effect of changes made between two scans (an add
+ * and a drop in between: nothing). The journal lets woolrx subscribers
+ * replay every change in order, with the metadata of each step. wool knows
+ * nothing of it: wool's own changes are found by scanning the segment.
+ *
+ * Layout (little-endian): header of 64 bytes — magic `WRXJ`, u32 record
+ * size, u32 record count, 4 reserved, u64 head (next sequence number), u64
+ * epoch (random, new for each journal file) — then `count` records of
+ * `recordSize` bytes: u64 seq, u8 type (1 added, 2 updated, 3 dropped), 3
+ * reserved, u32 payload length (0xFFFFFFFF: see the block), 16 UUID bytes,
+ * payload. A writer writes a record, then the head; a reader reads the head,
+ * the records up to it (checking each record's seq), then the head again to
+ * detect records overwritten meanwhile.
+ * @internal
+ */
+export class Journal {
+  readonly fd: number;
+  readonly recordSize: number;
+  readonly count: number;
+  readonly epoch: bigint;
+  readonly #header = Buffer.alloc(HEADER_SIZE);
+  #scratch: Buffer;
+
+  private constructor(fd: number) {
+    this.fd = fd;
+    const header = this.#header;
+    if (readSync(fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE || header.readUInt32LE(0) !== MAGIC) {
+      throw new Error('not a woolrx journal');
+    }
+    this.recordSize = header.readUInt32LE(4);
+    this.count = header.readUInt32LE(8);
+    this.epoch = header.readBigUInt64LE(24);
+    this.#scratch = Buffer.alloc(this.recordSize);
+  }
+
+  /**
+   * Opens the journal, creating it (exclusively, mode 0600) if missing. Call under the namespace lock.
+   * @param path The journal's path (its directory exists: the lock is in it).
+   * @param payloadCapacity Largest payload a record holds, when creating.
+   * @returns The journal.
+   */
+  static openForWrite(path: string, payloadCapacity: number): Journal {
+    try {
+      return new Journal(openSync(path, constants.O_RDWR));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+    try {
+      const recordSize = RECORD_HEADER + payloadCapacity;
+      ftruncateSync(fd, HEADER_SIZE + recordSize * JOURNAL_RECORDS);
+      const header = Buffer.alloc(HEADER_SIZE);
+      header.writeUInt32LE(recordSize, 4);
+      header.writeUInt32LE(JOURNAL_RECORDS, 8);
+      header.writeBigUInt64LE(0n, 16);
+      randomBytes(8).copy(header, 24);
+      header.writeUInt32LE(MAGIC, 0);
+      writeSync(fd, header, 0, HEADER_SIZE, 0);
+      return new Journal(fd);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  /**
+   * Opens an existing journal read-only.
+   * @param path The journal's path.
+   * @returns The journal, or `undefined` if there is none (or it is not initialised yet).
+   */
+  static openForRead(path: string): Journal | undefined {
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDONLY);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      return new Journal(fd);
+    } catch {
+      closeSync(fd);
+      return undefined;
+    }
+  }
+
+  /** @returns The next sequence number to be written. */
+  head(): number {
+    readSync(this.fd, this.#header, 0, 8, 16);
+    return Number(this.#header.readBigUInt64LE(0));
+  }
+
+  /** @returns Whether the file still has a name (it is unlinked by the last one out). */
+  isLinked(): boolean {
+    return fstatSync(this.fd).nlink > 0;
+  }
+
+  /**
+   * Appends one record. Call under the namespace lock.
+   * @param type JOURNAL_ADDED, JOURNAL_UPDATED or JOURNAL_DROPPED.
+   * @param uid The worker's 16 UUID bytes.
+   * @param payload The protobuf bytes (added/updated), or `undefined`.
+   */
+  append(type: number, uid: Buffer, payload: Uint8Array | undefined): void {
+    const seq = this.head();
+    const fits = payload === undefined || RECORD_HEADER + payload.length <= this.recordSize;
+    const length = payload === undefined ? 0 : payload.length;
+    const size = RECORD_HEADER + (fits ? length : 0);
+    const record = Buffer.alloc(size);
+    record.writeBigUInt64LE(BigInt(seq), 0);
+    record.writeUInt8(type, 8);
+    record.writeUInt32LE(fits ? length : SEE_BLOCK, 12);
+    uid.copy(record, 16, 0, 16);
+    if (fits && payload !== undefined) record.set(payload, RECORD_HEADER);
+    writeSync(this.fd, record, 0, size, HEADER_SIZE + (seq % this.count) * this.recordSize);
+    const head = Buffer.alloc(8);
+    head.writeBigUInt64LE(BigInt(seq + 1), 0);
+    writeSync(this.fd, head, 0, 8, 16);
+  }
+
+  /**
+   * Reads the record of sequence number `seq`.
+   * @param seq The sequence number.
+   * @returns The record, or `undefined` if its slot now holds another (overwritten) or is torn.
+   */
+  read(seq: number): JournalRecord | undefined {
+    const scratch = this.#scratch;
+    const n = readSync(this.fd, scratch, 0, this.recordSize, HEADER_SIZE + (seq % this.count) * this.recordSize);
+    if (n < RECORD_HEADER || Number(scratch.readBigUInt64LE(0)) !== seq) return undefined;
+    const type = scratch.readUInt8(8);
+    const length = scratch.readUInt32LE(12);
+    const uid = Buffer.from(scratch.subarray(16, 32));
+    if (length === SEE_BLOCK) return { seq, type, uid, record: undefined, seeBlock: true };
+    if (RECORD_HEADER + length > n) return undefined;
+    if (type === JOURNAL_DROPPED) return { seq, type, uid, record: undefined, seeBlock: false };
+    const record = Buffer.alloc(4 + length);
+    record.writeUInt32LE(length, 0);
+    scratch.copy(record, 4, RECORD_HEADER, RECORD_HEADER + length);
+    return { seq, type, uid, record, seeBlock: false };
+  }
+
+  /** Closes the descriptor. Idempotent. */
+  close(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Already closed.
+    }
+  }
+}

@@ -1,0 +1,12 @@
+// The backend contract suite, run against localDiscovery (real shared memory).
+import { localDiscovery } from '../../../src/backends/local/index.js';
+import { describeDiscoveryContract } from '../../contract/discoveryContract.js';
+import { assertClean } from './helpers.js';
+
+describeDiscoveryContract('local', () => ({ discovery: (namespace) => localDiscovery(namespace, { pollInterval: 250 }) }), {
+  settleMs: 100,
+  // Every watcher, timer and descriptor is closed on unsubscribe; what is left
+  // to check from outside is that the last one out removed the segment, the
+  // notification directory and the lock.
+  assertReleased: (discovery) => assertClean(discovery.namespace),
+});
