@@ -8,7 +8,8 @@ import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { canCreateNamespaces, Netns } from './netns.js';
 
-const CLI = 'test/backends/lan/children/cli.ts';
+// The real executable: --backend lan is in its registry.
+const CLI = 'src/cli/main.ts';
 
 function collect(child: ChildProcess): { out: () => string; err: () => string; exited: Promise<number | null> } {
   let out = '';
