@@ -2,8 +2,12 @@ import {
   ClientClosedError,
   EtcdAuthenticationFailedError,
   EtcdPermissionDeniedError,
+  EtcdWatchStreamEnded,
+  GRPCDeadlineExceededError,
+  castGrpcError,
   castGrpcErrorMessage,
   type Etcd3,
+  type ICallable,
   type IDuplexStream,
   type IKeyValue,
   type IWatchRequest,
@@ -231,34 +235,67 @@ export class EtcdSubscription {
     this.#emit(events);
   }
 
-  /** Opens a watch stream from the revision after the last one delivered. */
+  /**
+   * Opens a watch stream from the revision after the last one delivered.
+   *
+   * The stream is opened through the client's connection pool, and the
+   * attempt only counts as a success once etcd confirms the watch: a member
+   * that is down then fails the attempt, its circuit breaker opens after a
+   * few failures, and the pool moves on to another endpoint. (Counting the
+   * mere creation of a gRPC stream as a success, as etcd3's own watch
+   * manager does, keeps a client knocking on a dead member.)
+   */
   #watch(): void {
     const client = this.#client;
     if (client === undefined || this.#stopped) return;
     const generation = ++this.#generation;
     this.#closeStream();
-    client.watchClient.watch().then(
-      (stream) => {
+    const request = { key: this.#prefix, range_end: this.#rangeEnd, start_revision: this.#revision + 1 };
+    const pool = (client as unknown as { pool?: ICallable<unknown> }).pool;
+    const open = (makeStream: () => WatchStream): Promise<void> =>
+      new Promise<void>((resolve, reject) => {
         if (this.#stopped || generation !== this.#generation) {
-          EtcdSubscription.#close(stream);
+          resolve();
           return;
         }
+        let created = false;
+        const stream = makeStream();
         this.#stream = stream;
-        stream.on('data', (response) => this.#onResponse(response, generation));
-        stream.on('error', (error) => this.#onBroken(error, generation));
-        stream.on('end', () => this.#onBroken(new Error('the watch stream ended'), generation));
-        stream.write({
-          create_request: {
-            key: this.#prefix,
-            range_end: this.#rangeEnd,
-            start_revision: this.#revision + 1,
-          },
+        const timer = setTimeout(() => {
+          EtcdSubscription.#close(stream);
+          reject(new GRPCDeadlineExceededError(`etcd did not confirm the watch within ${this.#settings.requestTimeout} ms`));
+        }, this.#settings.requestTimeout);
+        stream.on('data', (response) => {
+          if (!created && response.created) {
+            created = true;
+            clearTimeout(timer);
+            resolve();
+          }
+          this.#onResponse(response, generation);
         });
-      },
-      (error: unknown) => {
-        if (generation === this.#generation) this.#retry(error, 'watch', () => this.#reconnect());
-      },
-    );
+        const broken = (error: Error): void => {
+          if (created) {
+            this.#onBroken(error, generation);
+            return;
+          }
+          clearTimeout(timer);
+          reject(castGrpcError(error));
+        };
+        stream.on('error', broken);
+        stream.on('end', () => broken(new EtcdWatchStreamEnded()));
+        stream.write({ create_request: request });
+      });
+    const opening =
+      pool === undefined
+        ? client.watchClient.watch().then((stream) => open(() => stream))
+        : pool.withConnection('Watch', ({ client: grpc, metadata }) =>
+            open(() => (grpc as unknown as { watch: (metadata: unknown) => WatchStream }).watch(metadata)),
+          );
+    opening.catch((error: unknown) => {
+      if (this.#stopped || generation !== this.#generation) return;
+      this.#closeStream();
+      this.#retry(error, `watch (from revision ${this.#revision + 1})`, () => this.#reconnect());
+    });
   }
 
   /** After a broken stream: checks the cluster answers (and refreshes an expired auth token), then watches again. */
