@@ -63,6 +63,13 @@ export class Agent {
     return agent;
   }
 
+  /** Wraps any JSON-lines child (e.g. the Python peer); waits for its first report. */
+  static async attach(child: ChildProcess): Promise<Agent> {
+    const agent = new Agent(child);
+    await agent.waitFor(() => true, 'first report', 20_000);
+    return agent;
+  }
+
   send(command: object): void {
     this.child.stdin!.write(`${JSON.stringify(command)}\n`);
   }

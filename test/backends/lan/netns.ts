@@ -131,6 +131,14 @@ export class Netns {
     return child;
   }
 
+  /** Spawns any command inside the namespace (stdio piped); killed at dispose/exit. */
+  spawn(command: string, args: readonly string[] = []): ChildProcess {
+    const child = spawn('ip', ['netns', 'exec', this.name, command, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    return child;
+  }
+
   /** Kills what still runs in the namespace and deletes it. Idempotent. */
   dispose(): void {
     removeNamespace(this.name);
