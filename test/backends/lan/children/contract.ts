@@ -15,23 +15,25 @@ function openSockets(): number {
   return process.getActiveResourcesInfo().filter((kind) => kind === 'UDPWrap').length;
 }
 
-describeDiscoveryContract(
-  'lan',
-  () => ({
-    // The contract's rule for an update of an unknown uid is WorkerNotFoundError,
-    // which lanDiscovery gives with unknownUpdate: 'reject' (its default registers, like wool).
-    discovery: (namespace) => lanDiscovery(namespace, { probe: false, unknownUpdate: 'reject', expireAfter: 10_000 }),
-  }),
-  {
-    settleMs: 150,
-    // A new subscription learns the current workers from the answers to its
-    // first query (a network round trip), not in a synchronous burst.
-    subscribeDelayMs: 150,
-    timeoutMs: 5000,
-    assertReleased: async () => {
-      // Every subscription and publisher of the test is closed: no mDNS socket may stay open.
-      for (let i = 0; i < 50 && openSockets() > 0; i++) await sleep(20);
-      if (openSockets() > 0) throw new Error(`${openSockets()} UDP socket(s) still open after release`);
+for (const probe of [false, true]) {
+  describeDiscoveryContract(
+    `lan (probe: ${String(probe)})`,
+    () => ({
+      // The contract's rule for an update of an unknown uid is WorkerNotFoundError,
+      // which lanDiscovery gives with unknownUpdate: 'reject' (its default registers, like wool).
+      discovery: (namespace) => lanDiscovery(namespace, { probe, unknownUpdate: 'reject', expireAfter: 10_000 }),
+    }),
+    {
+      settleMs: 150,
+      // A new subscription learns the current workers from the answers to its
+      // first query (a network round trip), not in a synchronous burst.
+      subscribeDelayMs: 150,
+      timeoutMs: 5000,
+      assertReleased: async () => {
+        // Every subscription and publisher of the test is closed: no mDNS socket may stay open.
+        for (let i = 0; i < 50 && openSockets() > 0; i++) await sleep(20);
+        if (openSockets() > 0) throw new Error(`${openSockets()} UDP socket(s) still open after release`);
+      },
     },
-  },
-);
+  );
+}
