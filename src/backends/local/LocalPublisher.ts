@@ -56,6 +56,8 @@ export class LocalPublisher implements WorkerPublisher {
   readonly #registered = new Set<string>();
   #segment: SegmentFile | undefined;
   #journal: Journal | undefined;
+  /** The segment was (re)opened by the current critical section. */
+  #segmentReopened = true;
   #table: Buffer = Buffer.alloc(0);
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -181,6 +183,7 @@ export class LocalPublisher implements WorkerPublisher {
       this.#segment.close();
       this.#segment = undefined;
     }
+    this.#segmentReopened = this.#segment === undefined;
     if (this.#segment === undefined) {
       let segment = SegmentFile.open(path, true);
       if (segment === undefined && create) {
@@ -240,7 +243,9 @@ export class LocalPublisher implements WorkerPublisher {
 
   /** The journal (under the lock), re-opened or created if the last one out removed it. */
   #journalFor(): Journal {
-    if (this.#journal !== undefined && !this.#journal.isLinked()) {
+    // The last one out removes the journal only with the segment, so while we
+    // hold the same segment as before, the journal we hold is current.
+    if (this.#journal !== undefined && this.#segmentReopened && !this.#journal.isLinked()) {
       this.#journal.close();
       this.#journal = undefined;
     }

@@ -21,8 +21,8 @@ import { uidBytes } from './uidBytes.js';
 
 /** Block descriptors one subscription keeps open; beyond, blocks are opened per read. */
 const MAX_OPEN_BLOCKS = 4096;
-/** Blocks re-read per fallback poll tick (round-robin), so a tick stays short at any size. */
-const POLL_BLOCKS = 2048;
+/** Blocks re-read per fallback poll tick (round-robin), so a tick stays short (~ms) at any size. */
+const POLL_BLOCKS = 512;
 /** Slot-table regions at most this large are compared slot by slot. */
 const LEAF_BYTES = 256;
 
@@ -55,20 +55,21 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * One subscription to a local namespace: watches, scans, emits.
+ * One subscription to a local namespace: watches, replays, reconciles, emits.
  *
- * Finding what changed costs what changed, not what exists:
- * - the slot table is read in one positioned read and compared with the
- *   previous one by bisection (native `memcmp`), so only changed slots are
- *   looked at;
- * - `/dev/shm` is watched: a woolrx publisher's block writes name the block
- *   that changed, so only that block is read (twice, to reject a torn read),
- *   compared byte for byte with the last bytes seen, and decoded only if it
- *   differs;
- * - a notification whose marker did not change comes from wool (which writes
- *   blocks through mmap, invisible to inotify): then, and on the fallback
- *   poll, every known block is read and compared (still decoding only the
- *   changed ones).
+ * It watches the notification directory only (every publisher touches
+ * `notify` after each change). Finding what changed costs what changed, not
+ * what exists:
+ * - woolrx publishes are replayed from the journal: one read of its head,
+ *   one read per record, each record decoded once;
+ * - a notification that finds the journal unchanged came from wool (which
+ *   writes through mmap and keeps no journal): then, and on the fallback
+ *   poll, the subscriber reconciles with the segment — the slot table in one
+ *   positioned read, compared with the previous one by bisection (native
+ *   `memcmp`) so only changed slots are looked at, and blocks compared byte
+ *   for byte with the last bytes seen (read twice, to reject a torn read),
+ *   decoded only if they differ. The poll compares a round-robin slice of
+ *   blocks per tick.
  * @internal
  */
 export class LocalSubscription {
@@ -113,7 +114,6 @@ export class LocalSubscription {
   #lastSweep = 0;
   #reclaiming = false;
 
-  #shmWatcher: FSWatcher | undefined;
   #dirWatcher: FSWatcher | undefined;
   #dirIno = -1;
   #poll: NodeJS.Timeout | undefined;
@@ -141,8 +141,6 @@ export class LocalSubscription {
 
   /** Starts watching and scans once, synchronously: the initial `worker-added` burst. */
   start(): void {
-    this.#shmWatcher = watch(this.#names.shmDir, { persistent: true }, (type, filename) => this.#onShm(type, filename));
-    this.#shmWatcher.on('error', (error) => this.#warn('Watching /dev/shm failed; relying on the poll', error));
     this.#watchDir();
     if (this.#settings.pollInterval > 0) {
       this.#poll = setInterval(() => {
@@ -165,7 +163,6 @@ export class LocalSubscription {
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#shmWatcher?.close();
     this.#dirWatcher?.close();
     if (this.#poll !== undefined) clearInterval(this.#poll);
     for (const entry of this.#entries.values()) this.#closeBlock(entry);
@@ -220,20 +217,6 @@ export class LocalSubscription {
       this.#checkDir = true;
       this.#schedule();
     });
-  }
-
-  #onShm(type: string, filename: string | Buffer | null): void {
-    if (filename === null) return;
-    const name = String(filename);
-    if (name === this.#names.segmentName) {
-      if (type === 'rename') this.#checkSegment = true; // created, unlinked or replaced
-      this.#schedule();
-      return;
-    }
-    const entry = this.#byName.get(name);
-    if (entry === undefined) return;
-    if (type === 'rename') this.#closeBlock(entry); // unlinked or re-created: reopen by name
-    this.#schedule();
   }
 
   #schedule(): void {
@@ -303,9 +286,11 @@ export class LocalSubscription {
    * Applies the journal records written since the last call.
    * @returns `false` when records were lost (overrun): the caller reconciles.
    */
-  #applyJournal(fresh: Set<Entry>, skip = false): boolean {
+  #applyJournal(fresh: Set<Entry>, skip = false, verify = false): boolean {
     let journal = this.#journal;
-    if (journal !== undefined && !journal.isLinked()) {
+    // The journal is removed only together with the segment, whose removal
+    // triggers a reconciliation: that is when to check it is still current.
+    if (journal !== undefined && verify && !journal.isLinked()) {
       journal.close();
       journal = this.#journal = undefined;
     }
@@ -384,7 +369,7 @@ export class LocalSubscription {
       release = undefined;
     }
     try {
-      this.#applyJournal(fresh, initial);
+      this.#applyJournal(fresh, initial, true);
       if (this.#stopped) return;
       this.#readSlots();
       const touched = new Set<Entry>();
@@ -414,6 +399,9 @@ export class LocalSubscription {
       for (const entry of this.#pending) if (this.#present.has(entry.uid)) touched.add(entry);
       this.#pending.clear();
       for (const entry of touched) {
+        // A block unlinked and re-created under the same name (wool: a drop
+        // and a re-add) is a new file: reopen it by name.
+        if (entry.fd !== undefined && fstatSync(entry.fd).nlink === 0) this.#closeBlock(entry);
         this.#refresh(entry);
         if (this.#stopped) return;
       }
