@@ -218,18 +218,24 @@ export class LanPublisher implements WorkerPublisher {
     if (existing === undefined && type === 'worker-updated' && this.#config.unknownUpdate === 'reject') {
       throw new WorkerNotFoundError(worker.uid, this.namespace);
     }
+    return this.#register(worker);
+  }
+
+  /** Adds or refreshes a registration. */
+  async #register(worker: WorkerInfo): Promise<{ done: Promise<void> }> {
     // Everything that can reject the worker comes before the socket opens.
     const txt = encodeTxtEntries(worker);
-    const { ipv4, ipv6 } = await this.#addressesOf(worker);
-    const advert: WorkerAdvert = { serviceType: this.#serviceType, uid: worker.uid, port: (parseAddress(worker.address) as { port: number }).port, ipv4, ipv6, txt };
+    const { ipv4, ipv6, port } = await this.#addressesOf(worker);
+    const advert: WorkerAdvert = { serviceType: this.#serviceType, uid: worker.uid, port, ipv4, ipv6, txt };
     const records = workerRecords(advert);
     const signature = signatureOf(records);
     const socket = this.#open();
     await socket.ready;
     // The socket may have failed while this awaited.
-    const failure = this.#failure as LanSocketError | undefined;
-    if (failure !== undefined) throw failure;
+    if (this.#failure !== undefined) throw this.#failure;
 
+    // Looked up after the awaits: a name conflict may have removed it meanwhile.
+    const existing = this.#registrations.get(worker.uid);
     if (existing !== undefined) {
       existing.worker = worker;
       if (signature === existing.signature) return { done: existing.announced ? Promise.resolve() : existing.whenAnnounced };
@@ -455,29 +461,33 @@ export class LanPublisher implements WorkerPublisher {
     });
   }
 
-  /** The addresses to advertise for a worker, by the advertised-host rules. */
-  async #addressesOf(worker: WorkerInfo): Promise<Addresses> {
+  /** The port and the addresses to advertise for a worker, by the advertised-host rules. */
+  async #addressesOf(worker: WorkerInfo): Promise<Addresses & { readonly port: number }> {
     const parsed = parseAddress(worker.address);
     if (parsed.kind !== 'tcp') {
       throw new TypeError(`publish: worker ${worker.uid} has address ${describeValue(worker.address)}; a unix socket cannot be advertised on the LAN`);
     }
+    return { ...(await this.#hostAddresses(worker.uid, parsed.host, parsed.ipv6)), port: parsed.port };
+  }
+
+  async #hostAddresses(uid: string, host: string, ipv6: boolean): Promise<Addresses> {
     if (this.#config.advertiseHost !== undefined) return this.#resolve(await this.#advertisedHost());
-    if (isWildcardHost(parsed.host)) {
-      const families: (4 | 6)[] = parsed.ipv6 ? [4, 6] : [4];
+    if (isWildcardHost(host)) {
+      const families: (4 | 6)[] = ipv6 ? [4, 6] : [4];
       for (const family of families) {
         const address = await defaultRouteAddress(family);
         if (address !== undefined) return family === 4 ? { ipv4: [address], ipv6: [] } : { ipv4: [], ipv6: [address] };
       }
-      throw new AdvertiseHostError(parsed.host, `worker ${worker.uid} listens on a wildcard address and this host has no default route`);
+      throw new AdvertiseHostError(host, `worker ${uid} listens on a wildcard address and this host has no default route`);
     }
-    if (isLoopbackHost(parsed.host)) {
+    if (isLoopbackHost(host)) {
       this.#warn(
-        `Worker ${worker.uid} is advertised at loopback address ${parsed.host}: only this host can reach it; pass advertiseHost (CLI: --advertise-host) for other hosts`,
+        `Worker ${uid} is advertised at loopback address ${host}: only this host can reach it; pass advertiseHost (CLI: --advertise-host) for other hosts`,
         undefined,
-        worker.uid,
+        uid,
       );
     }
-    return this.#resolve(parsed.host);
+    return this.#resolve(host);
   }
 
   /** The advertiseHost option's value: a string as is, a function called once per publisher. */
