@@ -36,10 +36,18 @@ function removeNamespace(name: string): void {
   created.delete(name);
 }
 
-process.on('exit', () => {
+function cleanUp(): void {
   for (const child of children) child.kill('SIGKILL');
   for (const name of [...created]) removeNamespace(name);
-});
+}
+process.on('exit', cleanUp);
+// Interrupted (Ctrl-C, a test runner's SIGTERM): clean up, then die of the same signal.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    cleanUp();
+    process.kill(process.pid, signal);
+  });
+}
 
 /** Whether this process may create network namespaces (root with `ip`). */
 export function canCreateNamespaces(): boolean {
