@@ -1,26 +1,17 @@
 import { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { lock as lockCore } from 'proper-lockfile/lib/lockfile.js';
 import { LockTimeoutError } from './LockTimeoutError.js';
 
 type Callback = (error: unknown, value?: unknown) => void;
 
-/** proper-lockfile's core (`lib/lockfile.js`): callback API over an injectable `fs`. */
-interface LockfileCore {
-  lock(
-    file: string,
-    options: Record<string, unknown>,
-    callback: (error: unknown, release?: (callback: Callback) => void) => void,
-  ): void;
-}
-
-// proper-lockfile's own `lockSync` wraps this same core, but copies the
-// whole fs module on every call and so never caches its mtime-precision
-// probe: ~3x the cost of the mkdir itself. Driving the core directly with a
-// persistent synchronous fs gives the same lock (mkdir, stale takeover,
-// mtime refresh) in one mkdir + one stat, and the release in one rmdir.
-const lockfile = createRequire(import.meta.url)('proper-lockfile/lib/lockfile.js') as LockfileCore;
+// proper-lockfile's own `lockSync` wraps this same core (`lib/lockfile.js`),
+// but copies the whole fs module on every call and so never caches its
+// mtime-precision probe: ~3x the cost of the mkdir itself. Driving the core
+// directly with a persistent synchronous fs gives the same lock (mkdir,
+// stale takeover, mtime refresh) in one mkdir + one stat, and the release in
+// one rmdir.
 
 function synchronous(method: (...args: never[]) => unknown): (...args: unknown[]) => void {
   return (...args: unknown[]) => {
@@ -93,7 +84,7 @@ export function removeLockParent(options: Pick<NamespaceLockOptions, 'lockDirPat
 function lockOnce(options: NamespaceLockOptions): (() => void) | undefined {
   let failure: unknown;
   let release: ((callback: Callback) => void) | undefined;
-  lockfile.lock(
+  lockCore(
     options.lockPath,
     {
       stale: options.lockStale,

@@ -7,7 +7,7 @@ import type { DiscoveryEvent, DiscoveryEventType } from '../../../src/events/typ
 import { sameWorker } from '../../../src/model/sameWorker.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { assertClean, Child, killChildren, uniqueNamespace, waitFor } from './helpers.js';
+import { assertClean, Child, killChildren, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const PUBLISHERS = 4;
 const SUBSCRIBERS = 4;
@@ -32,6 +32,7 @@ const allUids: string[] = [];
 after(async () => {
   await killChildren();
   await assertClean(namespace, allUids);
+  assert.deepEqual(strayTestFiles(), [], 'nothing of these tests left in /dev/shm or the temp directory');
 });
 
 function plan(publisher: number, random: () => number, final: Map<string, WorkerInfo>) {

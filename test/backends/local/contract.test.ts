@@ -1,7 +1,9 @@
 // The backend contract suite, run against localDiscovery (real shared memory).
 import { localDiscovery } from '../../../src/backends/local/index.js';
+import assert from 'node:assert/strict';
+import { after } from 'node:test';
 import { describeDiscoveryContract } from '../../contract/discoveryContract.js';
-import { assertClean } from './helpers.js';
+import { assertClean, strayTestFiles } from './helpers.js';
 
 describeDiscoveryContract('local', () => ({ discovery: (namespace) => localDiscovery(namespace, { pollInterval: 250 }) }), {
   settleMs: 100,
@@ -10,3 +12,6 @@ describeDiscoveryContract('local', () => ({ discovery: (namespace) => localDisco
   // notification directory and the lock.
   assertReleased: (discovery) => assertClean(discovery.namespace),
 });
+
+// The contract's workers carry this process's pid: none of their blocks may remain.
+after(() => assert.deepEqual(strayTestFiles(), []));

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import type { DiscoveryEvent } from '../../../src/events/types.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { blockName } from '../../../src/backends/local/blockName.js';
+import { decodeWorker } from '../../../src/codec/decodeWorker.js';
 import { shortHash } from '../../../src/backends/local/shortHash.js';
 
 export const CHILDREN = join(dirname(fileURLToPath(import.meta.url)), 'children');
@@ -176,8 +177,26 @@ export async function assertClean(namespace: string, uids: Iterable<string> = []
   }
 }
 
-/** Every name in /dev/shm and the temp dir that mentions one of the test namespaces of this process. */
+/**
+ * Everything in /dev/shm and the temp directory that this process's tests
+ * left: worker blocks holding a worker with this process's pid, and
+ * notification directories of this process's test namespaces.
+ */
 export function strayTestFiles(): string[] {
-  const mine = `woolrx-test-`;
-  return readdirSync(TMP).filter((name) => name.startsWith(`wool-${mine}`) && name.includes(`-${process.pid}-`));
+  const stray: string[] = [];
+  for (const name of readdirSync('/dev/shm')) {
+    const path = join('/dev/shm', name);
+    try {
+      const bytes = readFileSync(path);
+      const length = bytes.readUInt32LE(0);
+      if (bytes.length > 65_536 || length + 4 > bytes.length) continue;
+      if (decodeWorker(bytes.subarray(4, 4 + length)).pid === process.pid) stray.push(path);
+    } catch {
+      // A directory, someone else's object, or not a worker block.
+    }
+  }
+  for (const name of readdirSync(TMP)) {
+    if (name.startsWith('wool-woolrx-test-') && name.includes(`-${process.pid}-`)) stray.push(join(TMP, name));
+  }
+  return stray;
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { localDiscovery, shortHash } from '../../../src/backends/local/index.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { assertClean, makeWorker, Recorder, TMP, uniqueNamespace, waitFor } from './helpers.js';
+import { assertClean, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const WOOLPEER = fileURLToPath(new URL('../../interop/woolpeer.py', import.meta.url));
 const used: { namespace: string; uids: string[] }[] = [];
@@ -19,10 +19,11 @@ const peers: ChildProcessWithoutNullStreams[] = [];
 after(async () => {
   for (const peer of peers) if (peer.exitCode === null) peer.kill('SIGKILL');
   for (const { namespace, uids } of used) {
-    // wool's flock file is wool's to leave behind (it never removes it); ours is the .lock directory.
+    // wool's flock file is wool's to leave behind (it never removes it); woolrx never creates it.
     rmSync(join(TMP, `wool-lock-${shortHash(namespace)}`), { force: true });
     await assertClean(namespace, uids);
   }
+  assert.deepEqual(strayTestFiles(), [], 'nothing of these tests left in /dev/shm or the temp directory');
 });
 
 function woolArgs(namespace: string, worker: WorkerInfo): string[] {

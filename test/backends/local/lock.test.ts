@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backends/local/index.js';
 import { WoolrxError } from '../../../src/errors/WoolrxError.js';
-import { assertClean, Child, killChildren, makeWorker, uniqueNamespace, waitFor } from './helpers.js';
+import { assertClean, Child, killChildren, makeWorker, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];
 
 after(async () => {
   await killChildren();
   for (const { namespace, uids } of used) await assertClean(namespace, uids);
+  assert.deepEqual(strayTestFiles(), [], 'nothing of these tests left in /dev/shm or the temp directory');
 });
 
 async function holder(namespace: string): Promise<Child> {

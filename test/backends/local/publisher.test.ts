@@ -11,7 +11,7 @@ import { CapacityExhaustedError } from '../../../src/errors/CapacityExhaustedErr
 import { PublisherClosedError } from '../../../src/errors/PublisherClosedError.js';
 import { WorkerNotFoundError } from '../../../src/errors/WorkerNotFoundError.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { assertClean, makeWorker, Recorder, TMP, uniqueNamespace, waitFor } from './helpers.js';
+import { assertClean, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];
 function setup(tag: string, options: Parameters<typeof localDiscovery>[1] = {}) {
@@ -36,6 +36,7 @@ function setup(tag: string, options: Parameters<typeof localDiscovery>[1] = {}) 
 
 after(async () => {
   for (const { namespace, uids } of used) await assertClean(namespace, uids);
+  assert.deepEqual(strayTestFiles(), [], 'nothing of these tests left in /dev/shm or the temp directory');
 });
 
 describe('local publisher', () => {

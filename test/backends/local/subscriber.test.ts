@@ -9,7 +9,7 @@ import { localDiscovery } from '../../../src/backends/local/index.js';
 import { shortHash } from '../../../src/backends/local/shortHash.js';
 import type { DiscoveryEvent } from '../../../src/events/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { assertClean, Child, CHILDREN, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor } from './helpers.js';
+import { assertClean, Child, CHILDREN, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];
 function track(namespace: string, ...uids: string[]): void {
@@ -21,6 +21,7 @@ function track(namespace: string, ...uids: string[]): void {
 after(async () => {
   await killChildren();
   for (const { namespace, uids } of used) await assertClean(namespace, uids);
+  assert.deepEqual(strayTestFiles(), [], 'nothing of these tests left in /dev/shm or the temp directory');
 });
 
 async function publisherChild(namespace: string, options: object = {}): Promise<Child> {

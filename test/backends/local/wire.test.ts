@@ -9,7 +9,7 @@ import { localDiscovery } from '../../../src/backends/local/index.js';
 import { shortHash } from '../../../src/backends/local/shortHash.js';
 import { uidBytes } from '../../../src/backends/local/uidBytes.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { assertClean, makeWorker, TMP, uniqueNamespace } from './helpers.js';
+import { assertClean, makeWorker, TMP, uniqueNamespace, strayTestFiles } from './helpers.js';
 
 interface Vectors {
   names: ({ input: string; short_hash: string } | { input_uuid: string; hex: string; block_name: string; slot_bytes_hex: string })[];
@@ -32,6 +32,7 @@ const used: { namespace: string; uids: string[] }[] = [];
 
 after(async () => {
   for (const { namespace, uids } of used) await assertClean(namespace, uids);
+  assert.deepEqual(strayTestFiles(), [], 'nothing of these tests left in /dev/shm or the temp directory');
 });
 
 describe('local backend: names', () => {
