@@ -434,8 +434,16 @@ export class LanPublisher implements WorkerPublisher {
         warning: (message, error) => this.#warn(message, error),
       },
     );
-    socket.mdns.on('query', (query: QueryPacket) => this.#onQuery(query));
-    socket.mdns.on('response', (packet: ResponsePacket) => this.#onResponse(packet));
+    // Socket callbacks: whatever a packet holds, nothing may escape as an uncaught exception.
+    const guard = (handle: () => void): void => {
+      try {
+        handle();
+      } catch (error) {
+        this.#warn(`Skipped an mDNS packet: ${String(error)}`, error);
+      }
+    };
+    socket.mdns.on('query', (query: QueryPacket) => guard(() => this.#onQuery(query)));
+    socket.mdns.on('response', (packet: ResponsePacket) => guard(() => this.#onResponse(packet)));
     this.#socket = socket;
     return socket;
   }

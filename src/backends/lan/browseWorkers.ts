@@ -177,7 +177,7 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
       subscriber.next(discoveryEvent('worker-added', worker));
     };
 
-    const onResponse = (packet: ResponsePacket): void => {
+    const handleResponse = (packet: ResponsePacket): void => {
       if (stopped) return;
       const now = Date.now();
       const records: Answer[] = [...(packet.answers ?? []), ...(packet.additionals ?? [])];
@@ -292,6 +292,14 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
       schedule(config.requeryInterval, requery);
     };
 
+    // Runs in a socket callback: whatever a packet holds, nothing may escape as an uncaught exception.
+    const onResponse = (packet: ResponsePacket): void => {
+      try {
+        handleResponse(packet);
+      } catch (error) {
+        config.report({ kind: 'warning', namespace: config.namespace, message: `Skipped an mDNS response: ${String(error)}`, error });
+      }
+    };
     socket.mdns.on('response', onResponse);
     socket.ready.then(
       () => {
