@@ -145,16 +145,17 @@ export class LocalPublisher implements WorkerPublisher {
   /**
    * Runs `section` under the namespace lock with the current segment
    * (created when `create` and missing), retrying while the segment is not
-   * ready, then touches the notification file if `section` changed anything.
+   * ready; touches the notification file (before releasing) if `section` changed anything.
    */
   async #locked(section: (segment: SegmentFile | undefined) => boolean, create = true): Promise<void> {
     const deadline = performance.now() + this.#settings.lockTimeout;
     for (;;) {
       const release = await acquireNamespaceLock({ ...this.#names, ...this.#settings });
-      let changed = false;
       let notReady = false;
       try {
-        changed = section(this.#currentSegment(create));
+        // Notify before releasing: subscribers wake up a little sooner and
+        // find the change complete (they read without the lock).
+        if (section(this.#currentSegment(create))) touchNotify(this.#names);
       } catch (error) {
         if (!(error instanceof NotReady)) throw error;
         notReady = true;
@@ -171,7 +172,6 @@ export class LocalPublisher implements WorkerPublisher {
         await sleep(2);
         continue;
       }
-      if (changed) touchNotify(this.#names);
       return;
     }
   }

@@ -8,6 +8,8 @@ import { blockName } from '../../../src/backends/local/blockName.js';
 import { localDiscovery } from '../../../src/backends/local/index.js';
 import { shortHash } from '../../../src/backends/local/shortHash.js';
 import type { DiscoveryEvent } from '../../../src/events/types.js';
+import { sameWorker } from '../../../src/model/sameWorker.js';
+import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { assertClean, Child, CHILDREN, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
@@ -220,6 +222,56 @@ describe('local subscriber', () => {
     assert.equal(code, 0);
     assert.match(output, /event worker-added\nunsubscribed\n/);
     await publisher.close();
+  });
+
+  it('a subscriber frozen for more than a journal of changes (SIGSTOP) catches up with the exact state', async () => {
+    const namespace = uniqueNamespace('overrun');
+    const { child, events } = await subscriberChild(namespace, { pollInterval: false });
+    const workers = Array.from({ length: 300 }, () => makeWorker());
+    track(namespace, ...workers.map((w) => w.uid));
+    const publisher = localDiscovery(namespace, { capacity: 512, pollInterval: false }).publisher();
+    await publisher.publish('worker-added', workers[0] as WorkerInfo);
+    await waitFor(() => events().length === 1, 'first worker');
+    child.process.kill('SIGSTOP');
+    const expected = new Map<string, WorkerInfo>();
+    try {
+      // 300 adds, 150 updates, 100 drops: more than the journal's 512 records.
+      for (const w of workers) {
+        await publisher.publish('worker-added', w);
+        expected.set(w.uid, w);
+      }
+      for (const w of workers.slice(0, 150)) {
+        const updated = workerInfo({ ...w, version: '2' });
+        await publisher.publish('worker-updated', updated);
+        expected.set(w.uid, updated);
+      }
+      for (const w of workers.slice(100, 200)) {
+        await publisher.publish('worker-dropped', w);
+        expected.delete(w.uid);
+      }
+    } finally {
+      child.process.kill('SIGCONT');
+    }
+    const state = () => {
+      const known = new Map<string, WorkerInfo>();
+      for (const event of events()) {
+        const previous = known.get(event.worker.uid);
+        if (event.type === 'worker-added') assert.equal(previous, undefined, `added twice: ${event.worker.uid}`);
+        else assert.ok(previous, `${event.type} of an unknown worker ${event.worker.uid}`);
+        if (event.type === 'worker-updated') assert.ok(previous && !sameWorker(previous, event.worker), 'spurious update');
+        if (event.type === 'worker-dropped') known.delete(event.worker.uid);
+        else known.set(event.worker.uid, event.worker);
+      }
+      return known;
+    };
+    await waitFor(() => {
+      const known = state();
+      return known.size === expected.size && [...expected].every(([uid, w]) => sameWorker(known.get(uid) ?? w, w) && known.has(uid));
+    }, 'the frozen subscriber to converge', 15_000);
+    await publisher.close();
+    await waitFor(() => state().size === 0, 'withdrawal');
+    await child.call({ op: 'stop' });
+    assert.equal(await child.exited, 0);
   });
 
   it('filters: events(predicate) turns workers entering and leaving the filter into added and dropped', async () => {
