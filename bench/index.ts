@@ -23,7 +23,7 @@ const { values } = parseArgs({
   allowPositionals: false,
 });
 
-const SUITES = ['core', 'local'] as const;
+const SUITES = ['core', 'local', 'lan', 'etcd'] as const;
 type Suite = (typeof SUITES)[number];
 
 function usage(message: string): never {
@@ -72,13 +72,49 @@ async function runLocal(): Promise<Record<string, unknown>> {
     { name: 'p99', value: result.p99_us, unit: 'µs' },
     { name: 'subscriber CPU per event', value: result.cpu_us_per_event, unit: 'µs' },
   ]);
-  return result;
+  return { ...result };
 }
+
+async function runLan(): Promise<Record<string, unknown>> {
+  // Runs inside two network namespaces it creates (root only): mDNS never
+  // touches the host's interfaces.
+  const { benchLan } = await import('./lan/bench.js');
+  const workers = workersArg ?? 200;
+  let last: Record<string, unknown> = {};
+  for (const probe of [true, false]) {
+    const result = await benchLan({ workers, probe });
+    printTable(`lan: add → event, ${workers} workers, two network namespaces, probing ${probe ? 'on' : 'off'}`, [
+      { name: 'p50', value: result.p50_ms, unit: 'ms' },
+      { name: 'p99', value: result.p99_ms, unit: 'ms' },
+    ]);
+    last = { ...result };
+  }
+  return last;
+}
+
+async function runEtcd(): Promise<Record<string, unknown>> {
+  const { benchEtcd } = await import('./etcd/bench.js');
+  const workers = workersArg ?? 10_000;
+  const result = await benchEtcd({ workers });
+  printTable(`etcd: add → event, and initial sync of ${workers} existing workers (own etcd on loopback)`, [
+    { name: 'p50', value: result.p50_ms, unit: 'ms' },
+    { name: 'p99', value: result.p99_ms, unit: 'ms' },
+    { name: `sync of ${workers} workers`, value: result.sync_ms, unit: 'ms' },
+  ]);
+  return { ...result };
+}
+
+const runners: Record<Suite, () => Promise<Record<string, unknown>>> = {
+  core: runCore,
+  local: runLocal,
+  lan: runLan,
+  etcd: runEtcd,
+};
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 process.stdout.write(`woolrx bench on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}\n`);
 let last: Record<string, unknown> = {};
 for (const suite of suites) {
-  last = suite === 'core' ? await runCore() : await runLocal();
+  last = await runners[suite]();
 }
 if (values.json) process.stdout.write(`${JSON.stringify(last)}\n`);

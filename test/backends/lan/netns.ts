@@ -49,9 +49,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** Whether this process may create network namespaces (root with `ip`). */
-export function canCreateNamespaces(): boolean {
-  return process.getuid?.() === 0 && spawnSync('ip', ['-V']).status === 0;
+let checked = false;
+
+/**
+ * Fails loudly (never skips) when this process may not create network
+ * namespaces: mDNS must stay inside namespaces the tests made, so the LAN
+ * tests cannot fall back to the host's interfaces.
+ */
+function assertCanCreateNamespaces(): void {
+  if (checked) return;
+  if (process.getuid?.() !== 0 || spawnSync('ip', ['-V']).status !== 0) {
+    throw new Error('LAN tests create network namespaces for their mDNS traffic: run them as root with iproute2 installed (CI does)');
+  }
+  checked = true;
 }
 
 /** One network namespace this test process made. */
@@ -67,6 +77,7 @@ export class Netns {
    * route on loopback (replaced by the veth's when linked).
    */
   static create(purpose: string): Netns {
+    assertCanCreateNamespaces();
     serial++;
     const name = `woolrx-${purpose}-${process.pid}-${serial}`;
     ip('netns', 'add', name);

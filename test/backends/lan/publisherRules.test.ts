@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { Agent } from './agent.js';
-import { canCreateNamespaces, Netns } from './netns.js';
+import { Netns } from './netns.js';
 
 const NAMESPACE = 'publisher-rules';
 
@@ -19,7 +19,7 @@ function worker(address: string, init: { version?: string; extra?: Record<string
   return workerInfo({ uid: randomUUID(), address, pid: 21, version: init.version ?? '1', extra: init.extra ?? {} });
 }
 
-describe('lanDiscovery publisher rules and lifecycle', { skip: !canCreateNamespaces() && 'needs root and iproute2 (CI runs as root)' }, () => {
+describe('lanDiscovery publisher rules and lifecycle', () => {
   let netns: Netns;
   let subscriber: Agent;
   let publisher: Agent;

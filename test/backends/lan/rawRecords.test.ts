@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { lanServiceType } from '../../../src/backends/lan/lanServiceType.js';
 import { Agent } from './agent.js';
-import { canCreateNamespaces, Netns } from './netns.js';
+import { Netns } from './netns.js';
 
 const NAMESPACE = 'raw-records';
 const TYPE = lanServiceType(NAMESPACE).slice(0, -1);
@@ -31,7 +31,7 @@ function resolved(uid: string, { txt = ['pid=1', 'version=1'], port = 7100, ip =
   ];
 }
 
-describe('lanDiscovery subscriber against a raw mDNS responder', { skip: !canCreateNamespaces() && 'needs root and iproute2 (CI runs as root)' }, () => {
+describe('lanDiscovery subscriber against a raw mDNS responder', () => {
   let netns: Netns;
   let raw: Agent;
   let subscriber: Agent;

@@ -10,14 +10,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { Agent } from './agent.js';
-import { canCreateNamespaces, Netns } from './netns.js';
+import { Netns } from './netns.js';
 
 const NAMESPACE = 'two-hosts';
 const EXPIRE_AFTER = 3000;
 const REQUERY = 500;
 const BONJOUR = 'test/backends/lan/children/bonjourPeer.ts';
 
-describe('lanDiscovery between two network namespaces', { skip: !canCreateNamespaces() && 'needs root and iproute2 (CI runs as root)' }, () => {
+describe('lanDiscovery between two network namespaces', () => {
   let a: Netns;
   let b: Netns;
   let vethB: string;

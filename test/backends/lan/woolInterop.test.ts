@@ -11,13 +11,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { Agent } from './agent.js';
-import { canCreateNamespaces, Netns } from './netns.js';
+import { Netns } from './netns.js';
 
 const NAMESPACE = 'wool-interop';
 const PEER = 'test/backends/lan/children/woollanpeer.py';
 const python = process.env['PYTHON'] ?? 'python3';
 
-describe('lanDiscovery ↔ a wool-format LAN peer (Python)', { skip: !canCreateNamespaces() && 'needs root and iproute2 (CI runs as root)' }, () => {
+describe('lanDiscovery ↔ a wool-format LAN peer (Python)', () => {
   let a: Netns;
   let b: Netns;
   const agents: Agent[] = [];
