@@ -22,7 +22,7 @@ import { uidBytes } from './uidBytes.js';
 /** Block descriptors one subscription keeps open; beyond, blocks are opened per read. */
 const MAX_OPEN_BLOCKS = 4096;
 /** Blocks re-read per fallback poll tick (round-robin), so a tick stays short (~ms) at any size. */
-const POLL_BLOCKS = 512;
+const POLL_BLOCKS = 64;
 /** Slot-table regions at most this large are compared slot by slot. */
 const LEAF_BYTES = 256;
 
