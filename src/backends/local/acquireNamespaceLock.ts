@@ -56,14 +56,15 @@ export interface NamespaceLockOptions {
  * @internal
  */
 export function tryNamespaceLock(options: NamespaceLockOptions): (() => void) | undefined {
-  try {
-    return lockOnce(options);
-  } catch (error) {
-    // The lock's parent directory is created on demand (and removed by the
-    // last one out): create it and try again.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(dirname(options.lockDirPath), { recursive: true, mode: 0o700 });
-    return lockOnce(options);
+  // The lock's parent directory is created on demand and removed by the last
+  // one out, possibly between our mkdir of it and our lock: create it again.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return lockOnce(options);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw error;
+      mkdirSync(dirname(options.lockDirPath), { recursive: true, mode: 0o700 });
+    }
   }
 }
 
