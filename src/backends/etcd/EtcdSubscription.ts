@@ -4,6 +4,8 @@ import {
   EtcdPermissionDeniedError,
   EtcdWatchStreamEnded,
   GRPCDeadlineExceededError,
+  GRPCInvalidArgumentError,
+  GRPCUnauthenticatedError,
   castGrpcError,
   castGrpcErrorMessage,
   type Etcd3,
@@ -37,11 +39,16 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Errors a retry cannot fix: wrong credentials, missing permissions, a closed client. */
+/**
+ * Errors a retry cannot fix: wrong or missing credentials ("user name is
+ * empty" is an invalid argument), missing permissions, a closed client.
+ */
 function isFatal(error: unknown): boolean {
   return (
     error instanceof EtcdAuthenticationFailedError ||
     error instanceof EtcdPermissionDeniedError ||
+    error instanceof GRPCUnauthenticatedError ||
+    error instanceof GRPCInvalidArgumentError ||
     error instanceof ClientClosedError
   );
 }
@@ -70,7 +77,8 @@ export interface EtcdSubscriptionSink {
  * - A value that does not decode (or whose uid is not its key's) is skipped
  *   and reported as a `malformed-record` diagnostic; a worker whose record
  *   turns malformed is dropped, as a re-read would.
- * - Authentication and permission failures end the stream with the error;
+ * - Authentication and permission failures (and requests etcd rejects as
+ *   invalid, such as one without a user name) end the stream with the error;
  *   anything else (unreachable cluster, lost leader) is retried forever
  *   and reported as `warning` diagnostics, then `recovered`.
  * @internal
