@@ -1,0 +1,124 @@
+/**
+ * etcd backend benchmark, against its own single-node etcd on loopback
+ * (started and stopped here, data on tmpfs):
+ *
+ * - add → event: a publisher adds a worker, a subscriber (another client of
+ *   the same process) receives `worker-added`; one at a time, 500 samples
+ *   after 50 warm-up ones. Target p50 ≤ 10 ms.
+ * - sync: a new discovery (new client, new connection) subscribes to a
+ *   namespace holding `workers` workers; time until it has received every
+ *   `worker-added`. Median of 3. Target ≤ 1 s for 10 000.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { etcdDiscovery } from '../../src/backends/etcd/etcdDiscovery.js';
+import type { DiscoveryEvent } from '../../src/events/types.js';
+import { workerInfo } from '../../src/model/workerInfo.js';
+import type { WorkerInfo } from '../../src/model/types.js';
+import { startEtcd } from '../../test/backends/etcd/etcdHarness.js';
+
+/** Result of {@link benchEtcd}, as the bench runner's `--json` line. */
+export interface EtcdBenchResult {
+  suite: 'etcd';
+  workers: number;
+  p50_ms: number;
+  p99_ms: number;
+  sync_ms: number;
+}
+
+const SAMPLES = 500;
+const WARMUP = 50;
+const PUBLISHERS = 16;
+
+function worker(i: number): WorkerInfo {
+  return workerInfo({
+    uid: randomUUID(),
+    address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:50051`,
+    pid: 1000 + (i % 30000),
+    version: '1.0.0',
+    tags: ['cpu', i % 2 === 0 ? 'even' : 'odd'],
+    extra: { zone: `z${i % 8}` },
+  });
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+const round = (ms: number): number => Number(ms.toFixed(3));
+
+/**
+ * Runs the benchmark.
+ * @param opts `workers`: how many existing workers the initial sync reads.
+ * @returns p50/p99 of add → event and the initial sync time, in ms.
+ */
+export async function benchEtcd(opts: { workers: number }): Promise<EtcdBenchResult> {
+  const { workers } = opts;
+  const etcd = await startEtcd();
+  try {
+    const endpoints = etcd.endpoints;
+
+    // add → event
+    const latencyNamespace = `bench-latency-${process.pid}`;
+    const subscriberSide = etcdDiscovery({ endpoints, namespace: latencyNamespace });
+    const publisher = etcdDiscovery({ endpoints, namespace: latencyNamespace }).publisher();
+    let waiting: { uid: string; resolve: (at: number) => void } | undefined;
+    const subscription = subscriberSide.events().subscribe((event: DiscoveryEvent) => {
+      if (waiting !== undefined && event.type === 'worker-added' && event.worker.uid === waiting.uid) {
+        waiting.resolve(performance.now());
+      }
+    });
+    await publisher.publish('worker-added', worker(0)); // connect both sides
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const latencies: number[] = [];
+    for (let i = 1; i <= WARMUP + SAMPLES; i++) {
+      const next = worker(i);
+      const seen = new Promise<number>((resolve) => (waiting = { uid: next.uid, resolve }));
+      const start = performance.now();
+      await publisher.publish('worker-added', next);
+      const at = await seen;
+      if (i > WARMUP) latencies.push(at - start);
+    }
+    subscription.unsubscribe();
+    await publisher.close();
+    latencies.sort((a, b) => a - b);
+
+    // initial sync of `workers` existing workers
+    const syncNamespace = `bench-sync-${process.pid}`;
+    const filling = etcdDiscovery({ endpoints, namespace: syncNamespace, ttl: 60 });
+    const publishers = Array.from({ length: PUBLISHERS }, () => filling.publisher());
+    await Promise.all(
+      publishers.map(async (p, k) => {
+        for (let i = k; i < workers; i += PUBLISHERS) await p.publish('worker-added', worker(i));
+      }),
+    );
+    const syncs: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      const discovery = etcdDiscovery({ endpoints, namespace: syncNamespace });
+      let count = 0;
+      const start = performance.now();
+      const done = await new Promise<number>((resolve) => {
+        const sub = discovery.events().subscribe(() => {
+          count++;
+          if (count === workers) {
+            resolve(performance.now());
+            setImmediate(() => sub.unsubscribe());
+          }
+        });
+      });
+      syncs.push(done - start);
+    }
+    await Promise.all(publishers.map((p) => p.close()));
+    syncs.sort((a, b) => a - b);
+
+    return {
+      suite: 'etcd',
+      workers,
+      p50_ms: round(percentile(latencies, 50)),
+      p99_ms: round(percentile(latencies, 99)),
+      sync_ms: round(syncs[1] ?? Number.NaN),
+    };
+  } finally {
+    await etcd.dispose();
+  }
+}
