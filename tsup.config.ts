@@ -23,5 +23,5 @@ export default defineConfig({
   target: 'node20',
   // Dependencies stay external (installed alongside); native and Node-only
   // ones are only reached from the backend subpaths.
-  external: ['rxjs', 'shm-typed-array', 'proper-lockfile', 'etcd3', 'bonjour-service', 'multicast-dns'],
+  external: ['rxjs', 'fs-ext', 'proper-lockfile', 'etcd3', 'bonjour-service', 'multicast-dns'],
 });
