@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { parseIntegerFlag } from './parseIntegerFlag.js';
+import type { CliBackend, CliValues } from './types.js';
+import { UsageError } from './UsageError.js';
+
+/** Where `--user` takes the etcd password from (never a flag: it would show in `ps`). */
+const PASSWORD_ENV = 'WOOLRX_ETCD_PASSWORD';
+
+function positive(values: CliValues, flag: string): number | undefined {
+  const text = values[flag];
+  if (typeof text !== 'string') return undefined;
+  const value = parseIntegerFlag(flag, text);
+  if (value < 1) throw new UsageError(`--${flag}: ${value} is below 1`);
+  return value;
+}
+
+function text(values: CliValues, flag: string): string | undefined {
+  const value = values[flag];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function list(values: CliValues, flag: string): string[] {
+  const value = values[flag];
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? [...(value as readonly string[])] : [];
+}
+
+function pemFile(values: CliValues, flag: string): Buffer | undefined {
+  const path = text(values, flag);
+  if (path === undefined) return undefined;
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new UsageError(`--${flag} ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/**
+ * The `--backend etcd` entry of the `woolrx` CLI: an etcd v3 cluster, with
+ * leased workers. Register it as `etcd: etcdBackend` in {@link backends}.
+ * The backend module (and gRPC) is imported only when used. Bad values
+ * come back from {@link etcdDiscovery} as a `TypeError` naming them; the
+ * password of `--user` is read from `$WOOLRX_ETCD_PASSWORD`.
+ *
+ * @example
+ * woolrx watch --backend etcd --endpoints http://10.0.0.5:2379,http://10.0.0.6:2379 --namespace jobs --json
+ * WOOLRX_ETCD_PASSWORD=… woolrx publish -b etcd --endpoints https://etcd:2379 --ca ca.pem --user pool -n jobs -a 10.0.0.7:50051
+ */
+export const etcdBackend: CliBackend = Object.freeze<CliBackend>({
+  summary: 'An etcd v3 cluster (leased workers)',
+  flags: {
+    endpoints: {
+      type: 'string',
+      multiple: true,
+      valueName: 'URL[,URL]',
+      description: 'Client URLs of the cluster (default http://127.0.0.1:2379)',
+    },
+    ttl: { type: 'string', valueName: 'SECONDS', description: "Lease TTL of this publisher's workers (default 10)" },
+    prefix: { type: 'string', valueName: 'PREFIX', description: 'Key prefix (default /woolrx)' },
+    'request-timeout': { type: 'string', valueName: 'MS', description: 'Longest wait for one request (default 10000)' },
+    ca: { type: 'string', valueName: 'FILE', description: 'PEM CA certificate to trust (use https:// endpoints)' },
+    cert: { type: 'string', valueName: 'FILE', description: 'PEM client certificate (mTLS)' },
+    key: { type: 'string', valueName: 'FILE', description: 'PEM private key of --cert' },
+    user: { type: 'string', valueName: 'NAME', description: `etcd user; the password is read from $${PASSWORD_ENV}` },
+  },
+  create: async (namespace: string, values: CliValues) => {
+    const endpoints = list(values, 'endpoints').flatMap((entry) => entry.split(','));
+    const ca = pemFile(values, 'ca');
+    const cert = pemFile(values, 'cert');
+    const key = pemFile(values, 'key');
+    const user = text(values, 'user');
+    const password = process.env[PASSWORD_ENV];
+    if (user !== undefined && password === undefined) {
+      throw new UsageError(`--user needs the password in $${PASSWORD_ENV}`);
+    }
+    const ttl = positive(values, 'ttl');
+    const prefix = text(values, 'prefix');
+    const requestTimeout = positive(values, 'request-timeout');
+    const { etcdDiscovery } = await import('../backends/etcd/index.js');
+    return etcdDiscovery({
+      namespace,
+      ...(endpoints.length === 0 ? {} : { endpoints }),
+      ...(ttl === undefined ? {} : { ttl }),
+      ...(prefix === undefined ? {} : { prefix }),
+      ...(requestTimeout === undefined ? {} : { requestTimeout }),
+      ...(ca === undefined && cert === undefined && key === undefined
+        ? {}
+        : {
+            tls: {
+              ...(ca === undefined ? {} : { ca }),
+              ...(cert === undefined ? {} : { cert }),
+              ...(key === undefined ? {} : { key }),
+            },
+          }),
+      ...(user === undefined || password === undefined ? {} : { auth: { username: user, password } }),
+    });
+  },
+});

@@ -1,0 +1,110 @@
+// The `--backend etcd` CLI entry (src/cli/etcdBackend.ts), run through
+// runCli with a registry holding it: flags map onto etcdDiscovery's options,
+// watch and publish keep their output contract, bad values are usage errors.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { etcdDiscovery } from '../../../src/backends/etcd/etcdDiscovery.js';
+import { commands } from '../../../src/cli/commands.js';
+import { etcdBackend } from '../../../src/cli/etcdBackend.js';
+import { runCli } from '../../../src/cli/runCli.js';
+import { startEtcd, type EtcdCluster } from './etcdHarness.js';
+import { makeWorker, Recorder, uniqueNamespace, waitFor } from './helpers.js';
+
+const registry = { commands, backends: { etcd: etcdBackend } };
+
+/** Runs the CLI in-process; `stop()` is SIGINT. */
+function cli(argv: string[]): { out: () => string; err: () => string; stop: () => void; done: Promise<number> } {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const controller = new AbortController();
+  const done = runCli(argv, { stdout, stderr, signal: controller.signal }, registry);
+  return { out: () => out, err: () => err, stop: () => controller.abort(), done };
+}
+
+describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
+  let etcd: EtcdCluster;
+  before(async () => {
+    etcd = await startEtcd();
+  });
+  after(async () => {
+    await etcd.dispose();
+  });
+
+  it('publish registers the worker under --prefix with --ttl, and withdraws it when interrupted', async () => {
+    const namespace = uniqueNamespace('cli');
+    const prefix = `/cli-${randomUUID().slice(0, 8)}`;
+    const uid = randomUUID();
+    const watcher = etcdDiscovery({ endpoints: etcd.endpoints, namespace, prefix });
+    const recorder = new Recorder(watcher.events());
+    const run = cli([
+      'publish', '-b', 'etcd', '--endpoints', etcd.endpoints.join(','), '--prefix', prefix, '--ttl', '5', '-n', namespace,
+      '-a', '10.0.0.5:7000', '--uid', uid, '--pid', '1', '--version', '1.0.0', '--tag', 'gpu', '--extra', 'zone=eu-1',
+    ]);
+    try {
+      await waitFor(() => run.out() === `${uid}\n`, () => `the uid on stdout: ${run.out()} ${run.err()}`);
+      await waitFor(() => recorder.workers.get(uid), 'the worker');
+      const worker = recorder.workers.get(uid);
+      assert.equal(worker?.address, '10.0.0.5:7000');
+      assert.deepEqual(worker?.tags, ['gpu']);
+      assert.deepEqual(worker?.extra, { zone: 'eu-1' });
+      run.stop();
+      assert.equal(await run.done, 0);
+      await waitFor(() => recorder.workers.size === 0, 'the drop');
+      assert.equal(run.err(), '');
+    } finally {
+      run.stop();
+      recorder.unsubscribe();
+    }
+  });
+
+  it('watch --json prints each event as one JSON line (several --endpoints flags work too)', async () => {
+    const namespace = uniqueNamespace('cli-watch');
+    const [endpoint] = etcd.endpoints as [string];
+    const run = cli(['watch', '-b', 'etcd', '--endpoints', endpoint, '--endpoints', endpoint, '-n', namespace, '--json']);
+    const publisher = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
+    try {
+      const worker = makeWorker();
+      await publisher.publish('worker-added', worker);
+      await waitFor(() => run.out().includes('\n'), () => `a line: ${run.err()}`);
+      assert.deepEqual(JSON.parse(run.out()), { type: 'worker-added', worker: JSON.parse(JSON.stringify(worker)) as unknown });
+      run.stop();
+      assert.equal(await run.done, 0);
+    } finally {
+      run.stop();
+      await publisher.close();
+    }
+  });
+
+  it('reports bad flag values as usage errors (status 2)', async () => {
+    const namespace = uniqueNamespace('cli-bad');
+    const cases: [string[], RegExp, NodeJS.ProcessEnv?][] = [
+      [['--endpoints', 'ftp://x'], /^woolrx watch: Invalid etcdDiscovery option endpoints: "ftp:\/\/x"/],
+      [['--ttl', 'ten'], /^woolrx watch: --ttl: "ten" is not an integer$/m],
+      [['--ttl', '0'], /^woolrx watch: --ttl: 0 is below 1$/m],
+      [['--ca', '/nonexistent/ca.pem'], /^woolrx watch: --ca "\/nonexistent\/ca.pem": ENOENT$/m],
+      [['--ca', '/etc/hostname'], /tls.*https/], // TLS material with http:// endpoints
+      [['--user', 'root'], /^woolrx watch: --user needs the password in \$WOOLRX_ETCD_PASSWORD$/m],
+    ];
+    const saved = process.env['WOOLRX_ETCD_PASSWORD'];
+    delete process.env['WOOLRX_ETCD_PASSWORD'];
+    try {
+      for (const [flags, message] of cases) {
+        const run = cli(['watch', '-b', 'etcd', '-n', namespace, ...flags]);
+        assert.equal(await run.done, 2, `${flags.join(' ')}: ${run.err()}`);
+        assert.match(run.err(), message);
+        assert.equal(run.out(), '');
+      }
+      const slash = cli(['watch', '-b', 'etcd', '-n', 'a/b']);
+      assert.equal(await slash.done, 2);
+      assert.match(slash.err(), /namespace: "a\/b"/);
+    } finally {
+      if (saved !== undefined) process.env['WOOLRX_ETCD_PASSWORD'] = saved;
+    }
+  });
+});
