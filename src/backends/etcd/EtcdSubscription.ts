@@ -94,6 +94,8 @@ export class EtcdSubscription {
   #client: Etcd3 | undefined;
   #revision = 0;
   #stream: WatchStream | undefined;
+  /** Settles the attempt to open `#stream` while etcd has not confirmed it yet (see `#watch`). */
+  #abandonOpening: (() => void) | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Bumped whenever a read or stream is abandoned, so its late callbacks are ignored. */
   #generation = 0;
@@ -269,14 +271,25 @@ export class EtcdSubscription {
         let created = false;
         const stream = makeStream();
         this.#stream = stream;
+        const settled = (): void => {
+          clearTimeout(timer);
+          if (this.#abandonOpening === abandon) this.#abandonOpening = undefined;
+        };
         const timer = setTimeout(() => {
+          settled();
           EtcdSubscription.#close(stream);
           reject(new GRPCDeadlineExceededError(`etcd did not confirm the watch within ${this.#settings.requestTimeout} ms`));
         }, this.#settings.requestTimeout);
+        // Closed before etcd confirmed it (unsubscribed, abandoned): settle now, leave no timer behind.
+        const abandon = (): void => {
+          settled();
+          resolve();
+        };
+        this.#abandonOpening = abandon;
         stream.on('data', (response) => {
           if (!created && response.created) {
             created = true;
-            clearTimeout(timer);
+            settled();
             resolve();
           }
           this.#onResponse(response, generation);
@@ -286,7 +299,7 @@ export class EtcdSubscription {
             this.#onBroken(error, generation);
             return;
           }
-          clearTimeout(timer);
+          settled();
           reject(castGrpcError(error));
         };
         stream.on('error', broken);
@@ -395,6 +408,9 @@ export class EtcdSubscription {
   }
 
   #closeStream(): void {
+    const abandon = this.#abandonOpening;
+    this.#abandonOpening = undefined;
+    abandon?.();
     const stream = this.#stream;
     this.#stream = undefined;
     if (stream !== undefined) EtcdSubscription.#close(stream);
