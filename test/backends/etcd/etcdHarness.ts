@@ -67,6 +67,11 @@ export class EtcdMember {
     return this.#process !== undefined;
   }
 
+  /** The process id while running. */
+  get pid(): number | undefined {
+    return this.#process?.pid;
+  }
+
   /** The last lines etcd logged, for failure messages. */
   get log(): string {
     return this.#log.join('\n');
