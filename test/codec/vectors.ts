@@ -27,7 +27,7 @@ export interface MetadataVector {
 const COMPRESSIONS: readonly Compression[] = ['none', 'deflate', 'gzip'];
 
 export const vectors = (
-  JSON.parse(readFileSync(new URL('../../../shared/wool-vectors.json', import.meta.url), 'utf8')) as {
+  JSON.parse(readFileSync(new URL('../fixtures/wool-vectors.json', import.meta.url), 'utf8')) as {
     metadata: MetadataVector[];
   }
 ).metadata;

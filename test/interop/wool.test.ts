@@ -19,7 +19,7 @@ import { workerInfo } from '../../src/model/workerInfo.js';
 import type { WorkerInfo } from '../../src/model/types.js';
 import { python, shortHash, sweep, uniqueNamespace, woolPeer } from '../cli/children.js';
 
-const vectorsPath = fileURLToPath(new URL('../../../shared/wool-vectors.json', import.meta.url));
+const vectorsPath = fileURLToPath(new URL('../fixtures/wool-vectors.json', import.meta.url));
 
 const used: { namespace: string; uids: string[] }[] = [];
 function namespace(label: string, ...uids: string[]): string {

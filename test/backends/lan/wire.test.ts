@@ -30,7 +30,7 @@ interface Vectors {
   }[];
 }
 
-const vectors = JSON.parse(readFileSync(new URL('../../../../shared/wool-vectors.json', import.meta.url), 'utf8')) as Vectors;
+const vectors = JSON.parse(readFileSync(new URL('../../fixtures/wool-vectors.json', import.meta.url), 'utf8')) as Vectors;
 
 function udpSockets(): number {
   return process.getActiveResourcesInfo().filter((kind) => kind === 'UDPWrap').length;

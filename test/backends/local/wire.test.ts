@@ -27,7 +27,7 @@ interface Vectors {
   block_example: { block_size: number; hex: string };
 }
 
-const vectors = JSON.parse(readFileSync(new URL('../../../../shared/wool-vectors.json', import.meta.url), 'utf8')) as Vectors;
+const vectors = JSON.parse(readFileSync(new URL('../../fixtures/wool-vectors.json', import.meta.url), 'utf8')) as Vectors;
 const used: { namespace: string; uids: string[] }[] = [];
 
 after(async () => {
