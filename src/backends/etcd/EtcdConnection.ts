@@ -1,5 +1,6 @@
 import { Etcd3, type IOptions } from 'etcd3';
 import type { Discovery } from '../../discovery/types.js';
+import { hostBreaker } from './hostBreaker.js';
 import type { EtcdSettings } from './types.js';
 
 const byDiscovery = new WeakMap<Discovery, EtcdConnection>();
@@ -95,6 +96,7 @@ export class EtcdConnection {
       // Unary calls get a deadline; streams (watch, keep-alive) live on.
       defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeout }),
       dialTimeout: requestTimeout,
+      faultHandling: { host: (host) => hostBreaker(host) },
       grpcOptions: {
         // Notice a silently dead connection (etcd accepts pings every 5 s or slower).
         'grpc.keepalive_time_ms': 10_000,
