@@ -1,0 +1,49 @@
+// The committed marble pictures must be what the generator renders now, from
+// the diagram definitions the marble specs run (marbles/diagrams.ts).
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { diagrams } from '../../marbles/diagrams.js';
+import { MARBLE_IMAGE_DIR, parseMarbles, renderAll } from '../../scripts/docs/renderMarbles.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const dir = join(root, MARBLE_IMAGE_DIR);
+
+describe('docs marble pictures', () => {
+  for (const { file, svg } of renderAll()) {
+    it(`${file} is up to date (run: npx tsx scripts/docs/renderMarbles.ts)`, () => {
+      const committed = readFileSync(join(dir, file), 'utf8');
+      assert.equal(committed, svg, `${join(MARBLE_IMAGE_DIR, file)} is out of date`);
+    });
+  }
+
+  it('holds no picture without a diagram', () => {
+    const names = new Set(diagrams.map((d) => `${d.name}.svg`));
+    const stale = readdirSync(dir).filter((f) => !names.has(f));
+    assert.deepEqual(stale, []);
+  });
+
+  it('covers every operator of the docs', () => {
+    assert.deepEqual(
+      diagrams.map((d) => d.name).sort(),
+      ['diffSnapshots', 'expireWorkers', 'filterWorkers', 'predicatedTake', 'shareWorkers', 'toSnapshots'],
+    );
+  });
+
+  it('parses marbles the way TestScheduler run mode times them', () => {
+    const { marks, frames } = parseMarbles(' -a-(bc)-|');
+    assert.equal(frames, 9);
+    assert.deepEqual(
+      marks.map((m) => [m.kind, m.frame, m.index, m.groupSize]),
+      [
+        ['next', 1, 0, 1],
+        ['next', 3, 0, 2],
+        ['next', 3, 1, 2],
+        ['complete', 8, 0, 1],
+      ],
+    );
+    assert.throws(() => parseMarbles('-(a'), /unclosed group/);
+  });
+});
