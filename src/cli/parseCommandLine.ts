@@ -124,8 +124,8 @@ export function parseCommandLine(
     }
   }
 
-  const namespace = values['namespace'];
-  if (typeof namespace !== 'string') throw new UsageError('missing --namespace', command);
+  const namespace = typeof values['namespace'] === 'string' ? values['namespace'] : command.defaultNamespace?.();
+  if (namespace === undefined) throw new UsageError('missing --namespace', command);
   try {
     command.validate?.(values);
   } catch (error) {

@@ -68,6 +68,11 @@ export interface CliCommand {
   /** The command's own flags (besides the common and backend ones). */
   readonly flags: CliFlags;
   /**
+   * The namespace to use when `--namespace` is not given; without it,
+   * `--namespace` is required.
+   */
+  readonly defaultNamespace?: () => string;
+  /**
    * Checks the parsed values before any backend is touched; throws a
    * {@link UsageError} (or a `TypeError`) for bad arguments.
    */
