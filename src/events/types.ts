@@ -13,7 +13,9 @@ export type DiscoveryEventType = 'worker-added' | 'worker-updated' | 'worker-dro
  * - `worker-dropped`: a worker went away; `worker` is its last metadata.
  */
 export interface DiscoveryEvent {
+  /** What happened to the worker. */
   readonly type: DiscoveryEventType;
+  /** The worker's metadata: the new one, or for `worker-dropped` its last one. */
   readonly worker: WorkerInfo;
 }
 

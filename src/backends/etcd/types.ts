@@ -13,7 +13,9 @@ export interface EtcdTlsOptions {
 
 /** User and password of an etcd cluster with authentication enabled. */
 export interface EtcdAuthOptions {
+  /** The etcd user name. */
   readonly username: string;
+  /** The etcd user's password. */
   readonly password: string;
 }
 

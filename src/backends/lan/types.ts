@@ -44,7 +44,7 @@ export interface LanDiscoveryOptions {
   /**
    * What `publish('worker-updated', w)` does for a uid this publisher has not
    * registered: `'register'` it (wool's LAN behaviour, the default) or
-   * `'reject'` with {@link WorkerNotFoundError} (the other backends' rule).
+   * `'reject'` with `WorkerNotFoundError` from `woolrx` (the other backends' rule).
    */
   readonly unknownUpdate?: 'register' | 'reject' | undefined;
 }
