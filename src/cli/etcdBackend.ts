@@ -1,39 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { parseIntegerFlag } from './parseIntegerFlag.js';
+import { flagValues } from './flagValues.js';
 import type { CliBackend, CliValues } from './types.js';
 import { UsageError } from './UsageError.js';
 
 /** Where `--user` takes the etcd password from (never a flag: it would show in `ps`). */
 const PASSWORD_ENV = 'WOOLRX_ETCD_PASSWORD';
-
-function positive(values: CliValues, flag: string): number | undefined {
-  const text = values[flag];
-  if (typeof text !== 'string') return undefined;
-  const value = parseIntegerFlag(flag, text);
-  if (value < 1) throw new UsageError(`--${flag}: ${value} is below 1`);
-  return value;
-}
-
-function text(values: CliValues, flag: string): string | undefined {
-  const value = values[flag];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function list(values: CliValues, flag: string): string[] {
-  const value = values[flag];
-  if (typeof value === 'string') return [value];
-  return Array.isArray(value) ? [...(value as readonly string[])] : [];
-}
-
-function pemFile(values: CliValues, flag: string): Buffer | undefined {
-  const path = text(values, flag);
-  if (path === undefined) return undefined;
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    throw new UsageError(`--${flag} ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-}
 
 /**
  * The `--backend etcd` entry of the `woolrx` CLI: an etcd v3 cluster, with
@@ -64,18 +34,18 @@ export const etcdBackend: CliBackend = Object.freeze<CliBackend>({
     user: { type: 'string', valueName: 'NAME', description: `etcd user; the password is read from $${PASSWORD_ENV}` },
   },
   create: async (namespace: string, values: CliValues) => {
-    const endpoints = list(values, 'endpoints').flatMap((entry) => entry.split(','));
-    const ca = pemFile(values, 'ca');
-    const cert = pemFile(values, 'cert');
-    const key = pemFile(values, 'key');
-    const user = text(values, 'user');
+    const endpoints = flagValues.list(values, 'endpoints').flatMap((entry) => entry.split(','));
+    const ca = flagValues.file(values, 'ca');
+    const cert = flagValues.file(values, 'cert');
+    const key = flagValues.file(values, 'key');
+    const user = flagValues.text(values, 'user');
     const password = process.env[PASSWORD_ENV];
     if (user !== undefined && password === undefined) {
       throw new UsageError(`--user needs the password in $${PASSWORD_ENV}`);
     }
-    const ttl = positive(values, 'ttl');
-    const prefix = text(values, 'prefix');
-    const requestTimeout = positive(values, 'request-timeout');
+    const ttl = flagValues.integer(values, 'ttl', 1);
+    const prefix = flagValues.text(values, 'prefix');
+    const requestTimeout = flagValues.integer(values, 'request-timeout', 1);
     const { etcdDiscovery } = await import('../backends/etcd/index.js');
     return etcdDiscovery({
       namespace,

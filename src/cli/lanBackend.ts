@@ -1,19 +1,5 @@
-import { parseIntegerFlag } from './parseIntegerFlag.js';
-import type { CliBackend, CliValues } from './types.js';
-import { UsageError } from './UsageError.js';
-
-function milliseconds(values: CliValues, flag: string): number | undefined {
-  const text = values[flag];
-  if (typeof text !== 'string') return undefined;
-  const value = parseIntegerFlag(flag, text);
-  if (value < 1) throw new UsageError(`--${flag}: ${value} is below 1`);
-  return value;
-}
-
-function text(values: CliValues, flag: string): string | undefined {
-  const value = values[flag];
-  return typeof value === 'string' ? value : undefined;
-}
+import { flagValues } from './flagValues.js';
+import type { CliBackend } from './types.js';
 
 /**
  * The `--backend lan` entry of the `woolrx` CLI: mDNS / DNS-SD on the local
@@ -53,10 +39,10 @@ export const lanBackend: CliBackend = Object.freeze({
     },
   },
   create: async (namespace, values) => {
-    const advertiseHost = text(values, 'advertise-host');
-    const expireAfter = milliseconds(values, 'expire-after');
-    const requeryInterval = milliseconds(values, 'requery-interval');
-    const iface = text(values, 'mdns-interface');
+    const advertiseHost = flagValues.text(values, 'advertise-host');
+    const expireAfter = flagValues.integer(values, 'expire-after', 1);
+    const requeryInterval = flagValues.integer(values, 'requery-interval', 1);
+    const iface = flagValues.text(values, 'mdns-interface');
     const { lanDiscovery } = await import('../backends/lan/index.js');
     return lanDiscovery(namespace, {
       probe: values['no-probe'] !== true,
