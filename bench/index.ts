@@ -1,12 +1,20 @@
 /**
- * Benchmark runner: `npm run bench -- [--suite core|local|all] [--workers N] [--json]`.
+ * Benchmark runner: `npm run bench -- [--suite core|local|lan|etcd|all, or a comma list] [--workers N] [--json] [--report]`.
  *
  * Prints a readable table per suite; with `--json`, the last line of output
  * is one JSON object per the issue contracts (for `--suite local`:
  * `{"suite":"local","workers":N,"p50_us":…,"p99_us":…}`).
+ *
+ * With `--report`, a suite that fails is noted instead of ending the run, the
+ * local suite also measures add → event latency at 100, 1 000, 5 000 and
+ * 10 000 registered workers, and docs/benchmarks.md plus
+ * docs/images/local-latency.svg are written (bench/report.ts).
  */
 import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { LATENCY_SWEEP, machineInfo, writeReport, type LatencyPoint, type ReportTable } from './report.js';
 
 interface Row {
   name: string;
@@ -19,6 +27,7 @@ const { values } = parseArgs({
     suite: { type: 'string', default: 'all' },
     workers: { type: 'string' },
     json: { type: 'boolean', default: false },
+    report: { type: 'boolean', default: false },
   },
   allowPositionals: false,
 });
@@ -27,22 +36,27 @@ const SUITES = ['core', 'local', 'lan', 'etcd'] as const;
 type Suite = (typeof SUITES)[number];
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--json]\n`);
+  process.stderr.write(`${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--json] [--report]\n`);
   process.exit(2);
 }
 
+// `--suite` takes one suite, a comma-separated list, or `all`.
 const suites: readonly Suite[] =
   values.suite === 'all'
     ? SUITES
-    : (SUITES as readonly string[]).includes(values.suite)
-      ? [values.suite as Suite]
-      : usage(`unknown suite: ${values.suite}`);
+    : values.suite.split(',').map((name) =>
+        (SUITES as readonly string[]).includes(name) ? (name as Suite) : usage(`unknown suite: ${name}`),
+      );
 const workersArg = values.workers === undefined ? undefined : Number(values.workers);
 if (workersArg !== undefined && !(Number.isSafeInteger(workersArg) && workersArg > 0)) {
   usage(`--workers must be a positive integer, got ${values.workers}`);
 }
 
+const tables: ReportTable[] = [];
+let currentSuite = '';
+
 function printTable(title: string, rows: readonly Row[]): void {
+  tables.push({ suite: currentSuite, title, rows });
   process.stdout.write(`\n${title}\n`);
   const width = Math.max(...rows.map((r) => r.name.length));
   for (const row of rows) {
@@ -113,8 +127,36 @@ const runners: Record<Suite, () => Promise<Record<string, unknown>>> = {
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 process.stdout.write(`woolrx bench on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}\n`);
+const startedAt = new Date();
+const failed: Array<{ suite: string; reason: string }> = [];
+const latency: LatencyPoint[] = [];
 let last: Record<string, unknown> = {};
 for (const suite of suites) {
-  last = await runners[suite]();
+  currentSuite = suite;
+  if (!values.report) {
+    last = await runners[suite]();
+    continue;
+  }
+  try {
+    last = await runners[suite]();
+    if (suite === 'local') {
+      const { benchLocal } = await import('./local/bench.js');
+      for (const workers of LATENCY_SWEEP) {
+        const result = await benchLocal({ workers });
+        process.stdout.write(`  local sweep: ${workers} workers: p50 ${result.p50_us.toFixed(0)} µs, p99 ${result.p99_us.toFixed(0)} µs\n`);
+        latency.push({ workers, p50_us: result.p50_us, p99_us: result.p99_us });
+      }
+    }
+  } catch (err: unknown) {
+    const reason = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`suite ${suite} failed: ${reason}\n`);
+    failed.push({ suite, reason });
+  }
+}
+if (values.report) {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+  const written = await writeReport(root, { machine: machineInfo(startedAt), tables, latency, failed, command });
+  for (const path of written) process.stdout.write(`wrote ${path}\n`);
 }
 if (values.json) process.stdout.write(`${JSON.stringify(last)}\n`);
