@@ -121,7 +121,8 @@ export function renderReportMarkdown(report: BenchReport, chart = 'images/local-
     );
   }
   for (const table of report.tables) {
-    out.push('', `## ${escapeCell(table.suite)}: ${table.title}`, '', '| figure | value | unit |', '|---|---:|---|');
+    const heading = table.title.startsWith(`${table.suite}:`) ? table.title : `${table.suite}: ${table.title}`;
+    out.push('', `## ${heading}`, '', '| figure | value | unit |', '|---|---:|---|');
     for (const row of table.rows) out.push(`| ${escapeCell(row.name)} | ${formatValue(row.value)} | ${escapeCell(row.unit)} |`);
   }
   out.push('');

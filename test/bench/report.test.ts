@@ -35,6 +35,8 @@ describe('bench report', () => {
     assert.match(md, /\| Node\.js \| v20\.0\.0 \|/);
     assert.match(md, /\| date \(UTC\) \| 2026-01-02T03:04:05Z \|/);
     assert.match(md, /## core: codec/);
+    const again = renderReportMarkdown({ ...report, tables: [{ suite: 'local', title: 'local: add → event', rows: [] }] });
+    assert.match(again, /^## local: add → event$/m);
     assert.match(md, /\| encodeWorker \| 2,021 \| ns\/op \|/);
     assert.match(md, /\| size \| 13\.3 \| bytes \|/);
     assert.match(md, /!\[[^\]]*\]\(images\/local-latency\.svg\)/);
