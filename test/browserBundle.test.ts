@@ -41,7 +41,7 @@ async function bundle(entry: string | { contents: string }): Promise<{ found: st
 }
 
 describe('renderer-safe entries', () => {
-  for (const entry of ['src/index.ts', 'src/testing/index.ts']) {
+  for (const entry of ['src/index.ts', 'src/testing/index.ts', 'src/bridge/index.ts']) {
     it(`${entry} bundles for the browser without any Node built-in`, async () => {
       const { found, code } = await bundle(entry);
       assert.deepEqual(found, [], `Node built-ins pulled into ${entry}:\n${found.join('\n')}`);
