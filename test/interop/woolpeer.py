@@ -36,6 +36,19 @@ shape: camelCase options, compression as "none" | "deflate" | "gzip"):
       prints "ready", waits for EOF on stdin or SIGTERM/SIGINT, then clears its
       slot, unlinks its block and exits 0. With --unlink-segment-on-exit it
       also unlinks the segment if it created it, as wool's owner does.
+  publish-many --namespace NS --count N --pid P [--capacity N] [--block-size N]
+          [--unlink-segment-on-exit]
+      Makes N workers with fresh uids (address 127.0.0.1:<20000+i>, version
+      "1.0.0"), prints {"uids": [...]} and "started", waits for one line on
+      stdin ("go"), then registers them one by one, each in its own locked
+      read-modify-write followed by a notify touch, as wool's publishers do;
+      prints "ready", waits for EOF, withdraws them all and exits 0.
+  hold-lock --namespace NS
+      Takes wool's flock (blocking), prints "locked", holds it until EOF on
+      stdin, then releases it and exits 0.
+  try-lock --namespace NS
+      One non-blocking attempt at wool's flock: prints "busy" if another
+      process holds it, else "free" (releasing it at once); exits 0.
   scan --namespace NS
       Prints the registered workers, one JSON line each, in slot order.
   selftest --vectors PATH
@@ -412,14 +425,22 @@ def write_block(uid: str, payload: bytes, block_size: int) -> None:
         shm.close()
 
 
+def open_lock_file(namespace: str) -> int:
+    return os.open(lock_path(namespace), os.O_RDWR | os.O_CREAT, 0o600)
+
+
 class NamespaceLock:
-    """wool's lock: flock(2) on <realpath(tmpdir)>/wool-lock-<short_hash(ns)>."""
+    """wool's lock: flock(2) on <realpath(tmpdir)>/wool-lock-<short_hash(ns)>.
+
+    Like wool, it does not re-check after flock() that the path still names
+    the file it opened.
+    """
 
     def __init__(self, namespace: str):
-        self.path = lock_path(namespace)
+        self.namespace = namespace
 
     def __enter__(self):
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        self.fd = open_lock_file(self.namespace)
         fcntl.flock(self.fd, fcntl.LOCK_EX)
         return self
 
@@ -512,6 +533,85 @@ def publish(args) -> int:
     finally:
         if segment is not None:
             segment.close()
+
+
+def publish_many(args) -> int:
+    workers = []
+    for i in range(args.count):
+        uid = str(uuidlib.uuid4())
+        worker = {
+            "uid": uid,
+            "address": f"127.0.0.1:{20000 + i}",
+            "pid": args.pid,
+            "version": "1.0.0",
+            "tags": [],
+            "extra": {},
+            "secure": False,
+            "options": dict(DEFAULT_OPTIONS),
+        }
+        workers.append((uid, uuidlib.UUID(uid).bytes, encode_worker(worker)))
+    print(json.dumps({"uids": [uid for uid, _, _ in workers]}), flush=True)
+    print("started", flush=True)
+    sys.stdin.buffer.readline()  # "go"
+    segment = None
+    try:
+        for uid, raw, payload in workers:
+            with NamespaceLock(args.namespace):
+                if segment is None:
+                    segment = open_segment(args.namespace, args.capacity)
+                if segment is None or not segment.ready:
+                    raise RuntimeError(f"namespace {args.namespace!r}: segment not ready")
+                capacity = segment.capacity
+                slots = [segment.slot(i) for i in range(capacity)]
+                if raw in slots:
+                    raise RuntimeError(f"worker {uid} registered twice")
+                if FREE_SLOT not in slots:
+                    raise RuntimeError(f"namespace {args.namespace!r} is full (capacity {capacity})")
+                write_block(uid, payload, args.block_size)
+                segment.set_slot(slots.index(FREE_SLOT), raw)
+            notify(args.namespace)
+        print("ready", flush=True)
+        sys.stdin.buffer.read()  # until EOF
+        with NamespaceLock(args.namespace):
+            mine = {raw for _, raw, _ in workers}
+            for i in range(segment.capacity):
+                if segment.slot(i) in mine:
+                    segment.set_slot(i, FREE_SLOT)
+            for uid, _, _ in workers:
+                unlink(block_name(uid))
+        notify(args.namespace)
+        if args.unlink_segment_on_exit and segment.created:
+            unlink(segment_name(args.namespace))
+        return 0
+    except BaseException:
+        for uid, _, _ in workers:  # leave no block behind on failure
+            unlink(block_name(uid))
+        raise
+    finally:
+        if segment is not None:
+            segment.close()
+
+
+def hold_lock(args) -> int:
+    with NamespaceLock(args.namespace):
+        print("locked", flush=True)
+        sys.stdin.buffer.read()  # until EOF
+    return 0
+
+
+def try_lock(args) -> int:
+    fd = open_lock_file(args.namespace)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("busy", flush=True)
+            return 0
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        print("free", flush=True)
+        return 0
+    finally:
+        os.close(fd)
 
 
 def scan(args) -> int:
@@ -612,13 +712,32 @@ def main(argv: list[str]) -> int:
     p.add_argument("--capacity", type=int, default=DEFAULT_CAPACITY)
     p.add_argument("--block-size", type=int, default=DEFAULT_BLOCK_SIZE)
     p.add_argument("--unlink-segment-on-exit", action="store_true")
+    m = sub.add_parser("publish-many")
+    m.add_argument("--namespace", required=True)
+    m.add_argument("--count", type=int, required=True)
+    m.add_argument("--pid", type=int, required=True)
+    m.add_argument("--capacity", type=int, default=DEFAULT_CAPACITY)
+    m.add_argument("--block-size", type=int, default=DEFAULT_BLOCK_SIZE)
+    m.add_argument("--unlink-segment-on-exit", action="store_true")
+    h = sub.add_parser("hold-lock")
+    h.add_argument("--namespace", required=True)
+    r = sub.add_parser("try-lock")
+    r.add_argument("--namespace", required=True)
     s = sub.add_parser("scan")
     s.add_argument("--namespace", required=True)
     t = sub.add_parser("selftest")
     t.add_argument("--vectors", required=True)
     args = parser.parse_args(argv)
     try:
-        return {"publish": publish, "scan": scan, "selftest": selftest}[args.command](args)
+        commands = {
+            "publish": publish,
+            "publish-many": publish_many,
+            "hold-lock": hold_lock,
+            "try-lock": try_lock,
+            "scan": scan,
+            "selftest": selftest,
+        }
+        return commands[args.command](args)
     except (RuntimeError, DecodeError, OSError) as error:
         print(f"woolpeer: {error}", file=sys.stderr)
         return 1

@@ -22,6 +22,7 @@ import { SegmentFile } from './SegmentFile.js';
 import { touchNotify } from './touchNotify.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { uidBytes } from './uidBytes.js';
+import { WoolFlock } from './WoolFlock.js';
 import { writeBlock } from './writeBlock.js';
 
 const TYPES: ReadonlySet<string> = new Set<DiscoveryEventType>(['worker-added', 'worker-updated', 'worker-dropped']);
@@ -42,7 +43,8 @@ function unlinkQuietly(path: string): void {
  * {@link localDiscovery}'s `publisher()`; see the contract in
  * {@link WorkerPublisher}.
  *
- * Each publish takes the namespace lock, re-opens the segment if its name
+ * Each publish takes the namespace lock (woolrx's lock, then wool's
+ * `flock`), re-opens the segment if its name
  * now points elsewhere, reads the slot table, writes the block and slot, and
  * releases the lock — all synchronously — then touches the notification
  * file. Operations of one publisher run one at a time, in call order.
@@ -56,6 +58,10 @@ export class LocalPublisher implements WorkerPublisher {
   readonly #registered = new Set<string>();
   #segment: SegmentFile | undefined;
   #journal: Journal | undefined;
+  /** wool's lock file, kept open between publishes (re-validated at each lock); closed by `close()`. */
+  readonly #woolFlock: WoolFlock;
+  /** Some publish took the lock (and so may have created wool's lock file or the lock directory). */
+  #everLocked = false;
   /** The segment was (re)opened by the current critical section. */
   #segmentReopened = true;
   #table: Buffer = Buffer.alloc(0);
@@ -73,6 +79,7 @@ export class LocalPublisher implements WorkerPublisher {
     this.#names = names;
     this.#settings = settings;
     this.#diagnostics = diagnostics;
+    this.#woolFlock = new WoolFlock(names.lockPath);
   }
 
   /** `true` once `close()` has been called. */
@@ -109,23 +116,10 @@ export class LocalPublisher implements WorkerPublisher {
   close(): Promise<void> {
     this.#closed = true;
     this.#closing ??= this.#enqueue(async () => {
-      if (this.#registered.size > 0 || this.#segment !== undefined) {
-        let gone = false;
-        await this.#locked((segment) => {
-          let changed = false;
-          if (segment !== undefined) {
-            for (const uid of this.#registered) changed = this.#withdraw(segment, uid) || changed;
-          }
-          this.#registered.clear();
-          if (changed) touchNotify(this.#names);
-          this.#segment?.close();
-          this.#segment = undefined;
-          this.#journal?.close();
-          this.#journal = undefined;
-          gone = cleanupNamespace(this.#names);
-          return false;
-        }, false);
-        if (gone) removeLockParent(this.#names);
+      try {
+        await this.#withdrawAll();
+      } finally {
+        this.#woolFlock.close();
       }
     });
     return this.#closing;
@@ -134,6 +128,29 @@ export class LocalPublisher implements WorkerPublisher {
   /** Same as `close()`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /** close(): withdraws everything, then cleans up if this was the last one out. */
+  async #withdrawAll(): Promise<void> {
+    // Nothing to withdraw, and nothing created (not even wool's lock file).
+    if (this.#registered.size === 0 && this.#segment === undefined && !this.#everLocked) return;
+    let gone = false;
+    await this.#locked((segment) => {
+      let changed = false;
+      if (segment !== undefined) {
+        for (const uid of this.#registered) changed = this.#withdraw(segment, uid) || changed;
+      }
+      this.#registered.clear();
+      if (changed) touchNotify(this.#names);
+      this.#segment?.close();
+      this.#segment = undefined;
+      this.#journal?.close();
+      this.#journal = undefined;
+      // Holding both locks: may also unlink wool's lock file.
+      gone = cleanupNamespace(this.#names);
+      return false;
+    }, false);
+    if (gone) removeLockParent(this.#names);
   }
 
   #enqueue<T>(task: () => Promise<T>): Promise<T> {
@@ -150,7 +167,8 @@ export class LocalPublisher implements WorkerPublisher {
   async #locked(section: (segment: SegmentFile | undefined) => boolean, create = true): Promise<void> {
     const deadline = performance.now() + this.#settings.lockTimeout;
     for (;;) {
-      const release = await acquireNamespaceLock({ ...this.#names, ...this.#settings });
+      const release = await acquireNamespaceLock({ ...this.#names, ...this.#settings, woolFlock: this.#woolFlock });
+      this.#everLocked = true;
       let notReady = false;
       try {
         // Notify before releasing: subscribers wake up a little sooner and

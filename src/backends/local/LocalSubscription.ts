@@ -364,7 +364,9 @@ export class LocalSubscription {
   #reconcile(blocks: 'all' | 'poll' | 'changed', fresh: Set<Entry>, initial = false): void {
     let release: (() => void) | undefined;
     try {
-      release = tryNamespaceLock({ ...this.#names, ...this.#settings });
+      // Read-only: woolrx's lock alone keeps journal and segment in step;
+      // wool's flock is left free (wool writes no journal).
+      release = tryNamespaceLock({ ...this.#names, ...this.#settings, woolFlock: false });
     } catch {
       release = undefined;
     }

@@ -34,10 +34,11 @@ function ownedIno(names: LocalNames): number | undefined {
 }
 
 /**
- * "Last one out": called under the namespace lock by a leaving publisher or
- * subscriber. Unlinks the segment if woolrx created it and no slot is taken;
- * once there is no segment, removes woolrx's journal, the notification
- * file, the owner record and the directory (if nothing else is in it). A segment holding workers,
+ * "Last one out": called under the namespace lock (woolrx's lock *and*
+ * wool's flock) by a leaving publisher or subscriber. Unlinks the segment if
+ * woolrx created it and no slot is taken; once there is no segment, removes
+ * woolrx's journal, the notification file, the owner record, the directory
+ * (if nothing else is in it) and wool's lock file. A segment holding workers,
  * or created by wool, is left alone — so it is never pulled from under a
  * peer that still has workers in it.
  *
@@ -69,6 +70,9 @@ export function cleanupNamespace(names: LocalNames): boolean {
   unlinkQuietly(names.ownerPath);
   closeNotify(names);
   unlinkQuietly(names.notifyPath);
+  // wool's lock file: we hold its flock (woolrx peers re-check the path after
+  // their flock succeeds; wool does not — see docs/backends/local.md).
+  unlinkQuietly(names.lockPath);
   try {
     rmdirSync(names.notifyDir);
   } catch {
