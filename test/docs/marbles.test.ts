@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { diagrams } from '../../marbles/diagrams.js';
-import { MARBLE_IMAGE_DIR, parseMarbles, renderAll } from '../../scripts/docs/renderMarbles.js';
+import { MARBLE_IMAGE_DIR, parseMarbles, renderAll, renderDiagram } from '../../scripts/docs/renderMarbles.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(root, MARBLE_IMAGE_DIR);
@@ -45,5 +45,31 @@ describe('docs marble pictures', () => {
       ],
     );
     assert.throws(() => parseMarbles('-(a'), /unclosed group/);
+  });
+
+  it('draws values, groups, completion, errors and subscription markers', () => {
+    const svg = renderDiagram({
+      name: 'sample',
+      title: 'a <sample> & more',
+      operator: 'op()',
+      lines: [
+        { label: 'in', marbles: '-a-(bc)-#', subscription: '^-------!', role: 'input' },
+        { label: 'out', marbles: '-a---|', role: 'output' },
+      ],
+      legend: [
+        { key: 'a', text: 'first', tone: 'added' },
+        { key: 'b', text: 'second', tone: 'dropped' },
+      ],
+      verify: () => undefined,
+    });
+    assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.match(svg, /<title>a &lt;sample&gt; &amp; more<\/title>/);
+    assert.equal(svg.match(/<circle /g)?.length, 4 + 2, 'four values and two legend marks');
+    assert.equal(svg.match(/<title>error<\/title>/g)?.length, 1);
+    assert.equal(svg.match(/<title>complete<\/title>/g)?.length, 1);
+    assert.equal(svg.match(/<title>subscribe<\/title>/g)?.length, 1);
+    assert.equal(svg.match(/<title>unsubscribe<\/title>/g)?.length, 1);
+    assert.equal(svg.match(/stroke-dasharray="3 2"\/>/g)?.length, 2, 'one group pill, one unsubscribe line');
+    assert.equal(renderDiagram({ name: 'x', title: 't', operator: 'o', lines: [], legend: [], verify: () => undefined }).includes('NaN'), false);
   });
 });
