@@ -9,6 +9,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
+    'bridge/index': 'src/bridge/index.ts',
     'local/index': 'src/backends/local/index.ts',
     'lan/index': 'src/backends/lan/index.ts',
     'etcd/index': 'src/backends/etcd/index.ts',
