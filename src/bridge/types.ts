@@ -12,13 +12,21 @@ import type { DiscoveryEventType } from '../events/types.js';
  * the port has one, ends the bridge.
  */
 export interface BridgePort {
+  /** Sends one message (a plain, structured-clone safe object) to the other side. */
   postMessage(message: unknown): void;
+  /** EventEmitter-style listening (node's ports and workers, Electron's `MessagePortMain`). */
   on?(type: string, listener: PortListener): unknown;
+  /** Removes a listener added with `on`. */
   off?(type: string, listener: PortListener): unknown;
+  /** Removes a listener added with `on`, where the port has no `off`. */
   removeListener?(type: string, listener: PortListener): unknown;
+  /** DOM-style listening (DOM `MessagePort`, `Worker`, `window`). */
   addEventListener?(type: string, listener: PortListener): unknown;
+  /** Removes a listener added with `addEventListener`. */
   removeEventListener?(type: string, listener: PortListener): unknown;
+  /** The message handler property, used when the port has neither `on` nor `addEventListener`. */
   onmessage?: PortListener | null | undefined;
+  /** Starts delivery on ports that queue messages until started (DOM and Electron ports). */
   start?(): void;
 }
 
@@ -42,33 +50,79 @@ export interface BridgeOptions {
 
 /** An error as it crosses the port. */
 export interface BridgeErrorPayload {
+  /** The original error's `name`. */
   readonly name: string;
+  /** The original error's `message`. */
   readonly message: string;
+  /** The original error's `code`, when it had one (e.g. `WOOLRX_LOCK_TIMEOUT`). */
   readonly code?: string | number;
 }
 
 /** A worker as it crosses the port: plain data (structured-clone safe). */
 export interface BridgeWorkerPayload {
+  /** The worker's uid (see `WorkerInfo.uid`). */
   readonly uid: string;
+  /** The worker's address (see `WorkerInfo.address`). */
   readonly address: string;
+  /** The worker's process id. */
   readonly pid: number;
+  /** The worker's software version. */
   readonly version: string;
+  /** Capability tags. */
   readonly tags: string[];
+  /** Free key/value metadata. */
   readonly extra: Record<string, string>;
+  /** The worker requires TLS/mTLS. */
   readonly secure: boolean;
+  /** Transport settings, as `ChannelOptions` fields. */
   readonly options: Record<string, number | boolean | string>;
 }
 
 /** Every message of the bridge protocol; `woolrxBridge` holds the channel name. */
 export type BridgeMessage =
-  | { readonly woolrxBridge: string; readonly kind: 'subscribe'; readonly id: string }
-  | { readonly woolrxBridge: string; readonly kind: 'release'; readonly id: string }
   | {
+      /** The channel name (`BridgeOptions.channel`). */
       readonly woolrxBridge: string;
-      readonly kind: 'next';
+      /** Receiver → owner: subscribe the upstream for a new subscription id. */
+      readonly kind: 'subscribe';
+      /** The subscription this message belongs to. */
       readonly id: string;
+    }
+  | {
+      /** The channel name (`BridgeOptions.channel`). */
+      readonly woolrxBridge: string;
+      /** Receiver → owner: unsubscribe the upstream of this id. */
+      readonly kind: 'release';
+      /** The subscription this message belongs to. */
+      readonly id: string;
+    }
+  | {
+      /** The channel name (`BridgeOptions.channel`). */
+      readonly woolrxBridge: string;
+      /** Owner → receiver: one worker event. */
+      readonly kind: 'next';
+      /** The subscription this message belongs to. */
+      readonly id: string;
+      /** The event's type. */
       readonly type: DiscoveryEventType;
+      /** The event's worker, as plain data. */
       readonly worker: BridgeWorkerPayload;
     }
-  | { readonly woolrxBridge: string; readonly kind: 'error'; readonly id: string; readonly error: BridgeErrorPayload }
-  | { readonly woolrxBridge: string; readonly kind: 'complete'; readonly id: string };
+  | {
+      /** The channel name (`BridgeOptions.channel`). */
+      readonly woolrxBridge: string;
+      /** Owner → receiver: the upstream errored; this subscription ends. */
+      readonly kind: 'error';
+      /** The subscription this message belongs to. */
+      readonly id: string;
+      /** The error, as plain data. */
+      readonly error: BridgeErrorPayload;
+    }
+  | {
+      /** The channel name (`BridgeOptions.channel`). */
+      readonly woolrxBridge: string;
+      /** Owner → receiver: the upstream completed; this subscription ends. */
+      readonly kind: 'complete';
+      /** The subscription this message belongs to. */
+      readonly id: string;
+    };
