@@ -24,6 +24,9 @@ export class WoolFlock {
   /** The lock file. */
   readonly path: string;
   #fd: number | undefined;
+  /** Device and inode of the file `#fd` is open on (fixed for the descriptor's life). */
+  #dev = 0;
+  #ino = 0;
   #locked = false;
 
   /** @param path The lock file (`LocalNames.lockPath`). */
@@ -44,7 +47,12 @@ export class WoolFlock {
   tryLock(): boolean {
     if (this.#locked) throw new Error(`wool lock ${this.path} is already held by this descriptor`);
     for (let reopen = 0; reopen <= REOPENS; reopen += 1) {
-      this.#fd ??= openSync(this.path, OPEN_FLAGS, OPEN_MODE);
+      if (this.#fd === undefined) {
+        this.#fd = openSync(this.path, OPEN_FLAGS, OPEN_MODE);
+        const opened = fstatSync(this.#fd);
+        this.#dev = opened.dev;
+        this.#ino = opened.ino;
+      }
       const fd = this.#fd;
       try {
         fsExt.flockSync(fd, 'exnb');
@@ -53,9 +61,10 @@ export class WoolFlock {
         if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') return false;
         throw error;
       }
-      const held = fstatSync(fd);
+      // While we keep the descriptor open its inode cannot be reused, so an
+      // equal (dev, ino) under the path means the very file we locked.
       const current = statSync(this.path, { throwIfNoEntry: false });
-      if (current !== undefined && current.ino === held.ino && current.dev === held.dev) {
+      if (current !== undefined && current.ino === this.#ino && current.dev === this.#dev) {
         this.#locked = true;
         return true;
       }

@@ -8,8 +8,9 @@ export interface LocalDiscoveryOptions {
   /** Bytes of each worker block this process creates (u32 length + protobuf). Default 1024. */
   readonly blockSize?: number | undefined;
   /**
-   * Longest wait for the namespace lock, in ms, before a publish (or a
-   * reclaim) fails with {@link LockTimeoutError}. Default 30 000.
+   * Longest wait for the namespace lock (woolrx's lock and wool's `flock`
+   * together), in ms, before a publish (or a reclaim) fails with
+   * {@link LockTimeoutError}. Default 30 000.
    */
   readonly lockTimeout?: number | undefined;
   /**
@@ -41,7 +42,12 @@ export interface LocalNames {
   readonly segmentPath: string;
   /** Directory holding the POSIX shared-memory objects (`/dev/shm`). */
   readonly shmDir: string;
-  /** `<tmp>/wool-lock-<short_hash(namespace)>`: the file wool flock()s (named for proper-lockfile's bookkeeping). */
+  /**
+   * `<tmp>/wool-lock-<short_hash(namespace)>`: wool's lock file. woolrx
+   * holds an exclusive `flock(2)` on it (inside its own lock) across every
+   * read-modify-write, as wool does; proper-lockfile is also told its name,
+   * for its bookkeeping.
+   */
   readonly lockPath: string;
   /**
    * `/dev/shm/woolrx-lock-<short_hash(namespace)>/held`: the directory whose
