@@ -5,7 +5,7 @@
  * is one JSON object per the issue contracts (for `--suite local`:
  * `{"suite":"local","workers":N,"p50_us":…,"p99_us":…}`).
  *
- * With `--report`, a suite that fails is noted instead of ending the run, the
+ * With no `--suite` (every suite) or with `--report`, a suite that fails is noted instead of ending the run, the
  * local suite also measures add → event latency at 100, 1 000, 5 000 and
  * 10 000 registered workers, and docs/benchmarks.md plus
  * docs/images/local-latency.svg are written (bench/report.ts).
@@ -27,10 +27,14 @@ const { values } = parseArgs({
     suite: { type: 'string', default: 'all' },
     workers: { type: 'string' },
     json: { type: 'boolean', default: false },
-    report: { type: 'boolean', default: false },
+    report: { type: 'boolean' },
   },
   allowPositionals: false,
 });
+
+// `npm run bench` with no --suite runs everything and writes the report;
+// a chosen suite only prints, unless --report is given.
+const report = values.report ?? values.suite === 'all';
 
 const SUITES = ['core', 'local', 'lan', 'etcd'] as const;
 type Suite = (typeof SUITES)[number];
@@ -133,7 +137,7 @@ const latency: LatencyPoint[] = [];
 let last: Record<string, unknown> = {};
 for (const suite of suites) {
   currentSuite = suite;
-  if (!values.report) {
+  if (!report) {
     last = await runners[suite]();
     continue;
   }
@@ -153,7 +157,7 @@ for (const suite of suites) {
     failed.push({ suite, reason });
   }
 }
-if (values.report) {
+if (report) {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
   const written = await writeReport(root, { machine: machineInfo(startedAt), tables, latency, failed, command });
