@@ -36,7 +36,7 @@ export { QueueClosedError } from './errors/QueueClosedError.js';
 // Codecs
 export { encodeWorker } from './codec/encodeWorker.js';
 export { decodeWorker } from './codec/decodeWorker.js';
-export type { TxtRecord } from './codec/types.js';
+export type { TxtRecord, TxtValue } from './codec/types.js';
 export { encodeTxt } from './codec/encodeTxt.js';
 export { decodeTxt } from './codec/decodeTxt.js';
 

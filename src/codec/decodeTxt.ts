@@ -2,8 +2,7 @@ import { WorkerDecodeError } from '../errors/WorkerDecodeError.js';
 import { describeValue } from '../model/describeValue.js';
 import type { WorkerInfo } from '../model/types.js';
 import { workerInfo } from '../model/workerInfo.js';
-
-type TxtValue = string | Uint8Array | boolean | null | undefined;
+import type { TxtValue } from './types.js';
 
 const DECIMAL = /^[0-9]+$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
