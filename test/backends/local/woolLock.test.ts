@@ -3,7 +3,7 @@
 // test/interop/woolpeer.py (stdlib flock, mmap), each in its own process.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -210,6 +210,30 @@ describe("local namespace lock ↔ wool's flock (woolpeer.py)", () => {
     recorder.stop(); // last one out
     entry.woolLeftLock = true;
     assert.equal(recorder.error, undefined);
+  });
+
+  it('a publisher keeps one descriptor on the lock file between publishes and closes every descriptor on close()', async () => {
+    const namespace = uniqueNamespace('woolfd');
+    const workers = [makeWorker(), makeWorker(), makeWorker()];
+    used.push({ namespace, uids: workers.map((w) => w.uid) });
+    const lockFile = woolLockPath(namespace);
+    const open = (): string[] =>
+      readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          return [readlinkSync(join('/proc/self/fd', fd))];
+        } catch {
+          return []; // the directory's own descriptor, already closed
+        }
+      });
+    const before = open().length;
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    for (const w of workers) {
+      await publisher.publish('worker-added', w);
+      assert.equal(open().filter((path) => path === lockFile).length, 1, 'one descriptor on the lock file, kept');
+    }
+    await publisher.close();
+    assert.deepEqual(open().filter((path) => path.startsWith(lockFile)), [], 'lock file descriptor closed');
+    assert.equal(open().length, before, 'no descriptor leaked');
   });
 
   it('re-opens the lock file when the last one out removed it between two publishes', async () => {
