@@ -1,0 +1,50 @@
+import { startDashboard } from '../dashboard/startDashboard.js';
+import { parseIntegerFlag } from '../parseIntegerFlag.js';
+import type { CliCommand, CliValues } from '../types.js';
+import { UsageError } from '../UsageError.js';
+import { waitForAbort } from '../waitForAbort.js';
+
+function portOf(values: CliValues): number {
+  const text = values['port'];
+  if (typeof text !== 'string') return 0;
+  const port = parseIntegerFlag('port', text);
+  if (port < 0 || port > 65_535) throw new UsageError(`--port: ${port} is not from 0 to 65535`);
+  return port;
+}
+
+/**
+ * `woolrx dashboard --namespace NS [--port P]`: serves a page with the live
+ * worker table on 127.0.0.1 (fed by Server-Sent Events, one subscription
+ * per open page), prints its URL, and runs until SIGINT or SIGTERM.
+ */
+export const dashboard: CliCommand = {
+  name: 'dashboard',
+  summary: 'Serve a live worker table as a web page on 127.0.0.1 until interrupted',
+  synopsis: '--namespace NS [--port P] [options]',
+  flags: {
+    port: { type: 'string', valueName: 'P', description: 'TCP port on 127.0.0.1 (default: a free one)' },
+  },
+  validate: (values) => {
+    portOf(values);
+  },
+  run: async (context) => {
+    const { stdout, stderr, signal, values } = context;
+    const discovery = await context.discovery();
+    const diagnostics = discovery.diagnostics.subscribe((diagnostic) => {
+      const uid = diagnostic.uid === undefined ? '' : ` (worker ${diagnostic.uid})`;
+      stderr.write(`woolrx dashboard: ${diagnostic.kind}${uid}: ${diagnostic.message}\n`);
+    });
+    try {
+      const server = await startDashboard(discovery, { port: portOf(values) });
+      try {
+        stdout.write(`${server.url}\n`);
+        await waitForAbort(signal);
+        return 0;
+      } finally {
+        await server.close();
+      }
+    } finally {
+      diagnostics.unsubscribe();
+    }
+  },
+};

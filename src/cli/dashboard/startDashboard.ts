@@ -1,0 +1,135 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Discovery } from '../../discovery/types.js';
+import { formatEventJson } from '../formatEventJson.js';
+import { dashboardPage } from './dashboardPage.js';
+
+/** A running dashboard. */
+export interface Dashboard {
+  /** `http://127.0.0.1:PORT/`. */
+  readonly url: string;
+  /** Open event streams (one per page). */
+  readonly connections: number;
+  /** Ends every event stream (releasing its subscription) and stops the server. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startDashboard}. */
+export interface DashboardOptions {
+  /** TCP port on 127.0.0.1; 0 picks a free one. */
+  readonly port: number;
+  /** SSE comment sent this often (ms) so proxies and browsers keep the stream. Default 15 000. */
+  readonly keepAliveMs?: number;
+}
+
+function sendPage(response: ServerResponse): void {
+  response.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+    'x-content-type-options': 'nosniff',
+  });
+  response.end(dashboardPage);
+}
+
+/**
+ * Serves the live worker table of a discovery on 127.0.0.1: `GET /` is the
+ * page, `GET /events` a Server-Sent Events stream. Each `/events`
+ * connection subscribes `discovery.events()` on its own (cold per page: it
+ * first gets every current worker) and unsubscribes when the page goes
+ * away. Messages: `event: hello` (`{"namespace"}`), then one default
+ * message per worker event (the `watch --json` line), and `event:
+ * failure` (`{"message"}`) if the stream errors. Requests whose `Host` is
+ * not this loopback address are refused (DNS rebinding).
+ *
+ * @example
+ * const dashboard = await startDashboard(localDiscovery('pool'), { port: 0 });
+ * console.log(dashboard.url);
+ * // later
+ * await dashboard.close();
+ *
+ * @param discovery The discovery to show.
+ * @param options The port.
+ * @returns The running dashboard.
+ */
+export async function startDashboard(discovery: Discovery, options: DashboardOptions): Promise<Dashboard> {
+  const streams = new Set<() => void>();
+  let port = options.port;
+  const allowedHosts = (): Set<string> => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+
+  const sendEvents = (request: IncomingMessage, response: ServerResponse): void => {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    response.write(`retry: 1000\nevent: hello\ndata: ${JSON.stringify({ namespace: discovery.namespace })}\n\n`);
+    let ended = false;
+    const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), options.keepAliveMs ?? 15_000);
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      clearInterval(keepAlive);
+      streams.delete(end);
+      subscription.unsubscribe();
+      response.end();
+    };
+    streams.add(end);
+    const subscription = discovery.events().subscribe({
+      next: (event) => {
+        if (!ended) response.write(`data: ${formatEventJson(event)}\n\n`);
+      },
+      error: (error: unknown) => {
+        if (ended) return;
+        const message = error instanceof Error ? error.message : String(error);
+        response.write(`event: failure\ndata: ${JSON.stringify({ message })}\n\n`);
+        end();
+      },
+      complete: () => end(),
+    });
+    if (ended) subscription.unsubscribe();
+    request.on('close', end);
+    response.on('error', end);
+  };
+
+  const server = createServer((request, response) => {
+    if (!allowedHosts().has(request.headers.host ?? '')) {
+      response.writeHead(421, { 'content-type': 'text/plain' }).end('misdirected request\n');
+      return;
+    }
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.writeHead(405, { allow: 'GET, HEAD' }).end();
+    } else if (path === '/') {
+      sendPage(response);
+    } else if (path === '/events') {
+      sendEvents(request, response);
+    } else {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    get connections() {
+      return streams.size;
+    },
+    close: async () => {
+      for (const end of [...streams]) end();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
