@@ -1,0 +1,36 @@
+// Electron main process: the backends live here (Node built-ins, shared
+// memory, sockets). Each window gets a MessagePort with the worker events.
+import { app, BrowserWindow, MessageChannelMain } from 'electron';
+import { fileURLToPath } from 'node:url';
+import { localDiscovery } from '../../../src/backends/local/index.js';
+import { exposeWorkers } from '../../../src/bridge/index.js';
+import { shareWorkers } from '../../../src/index.js';
+
+// One backend subscription for every window, released when the last one goes.
+const workers$ = localDiscovery('my-pool').events().pipe(shareWorkers());
+
+function openWindow(): void {
+  const window = new BrowserWindow({
+    width: 1000,
+    height: 600,
+    webPreferences: {
+      preload: fileURLToPath(new URL('./preload.cjs', import.meta.url)), // preload.ts, bundled to CommonJS
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+    },
+  });
+  const { port1, port2 } = new MessageChannelMain();
+  const exposure = exposeWorkers(workers$, port1);
+  window.webContents.on('did-finish-load', () => {
+    window.webContents.postMessage('woolrx:port', null, [port2]);
+  });
+  window.on('closed', () => {
+    exposure.unsubscribe();
+    port1.close();
+  });
+  void window.loadFile(fileURLToPath(new URL('./index.html', import.meta.url)));
+}
+
+void app.whenReady().then(openWindow);
+app.on('window-all-closed', () => app.quit());
