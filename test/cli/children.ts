@@ -106,7 +106,8 @@ export function shortHash(text: string): string {
 
 /**
  * What a namespace and its workers could leave behind: POSIX shared-memory
- * objects (segment, blocks), the lock and the notification directory.
+ * objects (segment, blocks), woolrx's lock directory and journal, wool's
+ * lock file and the notification directory.
  */
 export function residue(namespace: string, uids: readonly string[]): string[] {
   const tmp = realpathSync(tmpdir());
@@ -114,11 +115,12 @@ export function residue(namespace: string, uids: readonly string[]): string[] {
   const left: string[] = [];
   const segment = shortHash(namespace);
   if (shm.has(segment)) left.push(`/dev/shm/${segment}`);
+  if (shm.has(`woolrx-lock-${segment}`)) left.push(`/dev/shm/woolrx-lock-${segment}`);
   for (const uid of uids) {
     const block = shortHash(uid.replaceAll('-', '').toLowerCase());
     if (shm.has(block)) left.push(`/dev/shm/${block}`);
   }
-  for (const path of [join(tmp, `wool-${namespace}`), join(tmp, `wool-lock-${segment}.lock`)]) {
+  for (const path of [join(tmp, `wool-${namespace}`), join(tmp, `wool-lock-${segment}`)]) {
     if (existsSync(path)) left.push(path);
   }
   return left;
