@@ -81,11 +81,13 @@ export function exposeWorkers(
           if (upstreams.get(id) !== upstream) return;
           upstreams.delete(id);
           post({ woolrxBridge: channel, kind: 'error', id, error: errorPayload(error) });
+          upstream.unsubscribe();
         },
         complete: () => {
           if (upstreams.get(id) !== upstream) return;
           upstreams.delete(id);
           post({ woolrxBridge: channel, kind: 'complete', id });
+          upstream.unsubscribe();
         },
       }),
     );
