@@ -1,17 +1,14 @@
+import { checkPublish } from '../../discovery/checkPublish.js';
 import { CompareResult, CompareTarget, type Etcd3, type IKeyValue, type Lease } from 'etcd3';
 import type { Subject } from 'rxjs';
 import { encodeWorker } from '../../codec/encodeWorker.js';
 import type { DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
 import type { DiscoveryEventType } from '../../events/types.js';
-import { PublisherClosedError } from '../../errors/PublisherClosedError.js';
 import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';
-import { describeValue } from '../../model/describeValue.js';
 import type { WorkerInfo } from '../../model/types.js';
-import { workerInfo } from '../../model/workerInfo.js';
 import type { EtcdConnection } from './EtcdConnection.js';
 import type { EtcdSettings } from './types.js';
 
-const TYPES: ReadonlySet<unknown> = new Set<DiscoveryEventType>(['worker-added', 'worker-updated', 'worker-dropped']);
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2000;
 
@@ -90,13 +87,7 @@ export class EtcdPublisher implements WorkerPublisher {
   publish(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
     let checked: WorkerInfo;
     try {
-      if (!TYPES.has(type)) {
-        throw new TypeError(
-          `publish: invalid event type ${describeValue(type)} (expected worker-added, worker-updated or worker-dropped)`,
-        );
-      }
-      checked = workerInfo(worker);
-      if (this.#closed) throw new PublisherClosedError(this.namespace);
+      checked = checkPublish(this.namespace, this.#closed, type, worker);
     } catch (error: unknown) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }

@@ -1,3 +1,4 @@
+import { checkPublish } from '../../discovery/checkPublish.js';
 import { lookup } from 'node:dns/promises';
 import { isIP, isIPv4 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,12 +7,10 @@ import type { QueryPacket, ResponsePacket } from 'multicast-dns';
 import type { Subject } from 'rxjs';
 import type { DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
 import type { DiscoveryEventType } from '../../events/types.js';
-import { PublisherClosedError } from '../../errors/PublisherClosedError.js';
 import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';
 import { describeValue } from '../../model/describeValue.js';
 import { parseAddress } from '../../model/parseAddress.js';
 import type { WorkerInfo } from '../../model/types.js';
-import { workerInfo } from '../../model/workerInfo.js';
 import { AdvertiseHostError } from './AdvertiseHostError.js';
 import { defaultRouteAddress } from './defaultRouteAddress.js';
 import { encodeTxtEntries } from './encodeTxtEntries.js';
@@ -23,7 +22,6 @@ import { openMdns, type MdnsSocket } from './openMdns.js';
 import type { AdvertiseHost } from './types.js';
 import { workerRecords, type WorkerAdvert } from './workerRecords.js';
 
-const TYPES: ReadonlySet<unknown> = new Set<DiscoveryEventType>(['worker-added', 'worker-updated', 'worker-dropped']);
 const SERVICES = '_services._dns-sd._udp.local';
 /** Probes: 3 queries 250 ms apart after a random 0-250 ms wait (RFC 6762 §8.1). */
 const PROBES = 3;
@@ -158,13 +156,7 @@ export class LanPublisher implements WorkerPublisher {
   publish(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
     let checked: WorkerInfo;
     try {
-      if (!TYPES.has(type)) {
-        throw new TypeError(
-          `publish: invalid event type ${describeValue(type)} (expected worker-added, worker-updated or worker-dropped)`,
-        );
-      }
-      checked = workerInfo(worker);
-      if (this.#closed) throw new PublisherClosedError(this.namespace);
+      checked = checkPublish(this.namespace, this.#closed, type, worker);
     } catch (error: unknown) {
       return Promise.reject(asError(error));
     }

@@ -1,3 +1,4 @@
+import { checkPublish } from '../../discovery/checkPublish.js';
 import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -5,13 +6,10 @@ import type { Subject } from 'rxjs';
 import { encodeWorker } from '../../codec/encodeWorker.js';
 import type { DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
 import { CapacityExhaustedError } from '../../errors/CapacityExhaustedError.js';
-import { PublisherClosedError } from '../../errors/PublisherClosedError.js';
 import { WoolrxError } from '../../errors/WoolrxError.js';
 import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';
 import type { DiscoveryEventType } from '../../events/types.js';
-import { describeValue } from '../../model/describeValue.js';
 import type { WorkerInfo } from '../../model/types.js';
-import { workerInfo } from '../../model/workerInfo.js';
 import { acquireNamespaceLock, removeLockParent } from './acquireNamespaceLock.js';
 import { blockName } from './blockName.js';
 import { cleanupNamespace, recordSegmentOwner } from './cleanupNamespace.js';
@@ -25,7 +23,6 @@ import { uidBytes } from './uidBytes.js';
 import { WoolFlock } from './WoolFlock.js';
 import { writeBlock } from './writeBlock.js';
 
-const TYPES: ReadonlySet<string> = new Set<DiscoveryEventType>(['worker-added', 'worker-updated', 'worker-dropped']);
 
 /** Thrown inside a critical section when the segment has no `WLD1` header yet. */
 class NotReady extends Error {}
@@ -94,13 +91,7 @@ export class LocalPublisher implements WorkerPublisher {
    * @returns Resolves once the change is in shared memory and subscribers were notified.
    */
   async publish(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
-    if (this.#closed) throw new PublisherClosedError(this.namespace);
-    if (!TYPES.has(type)) {
-      throw new TypeError(
-        `Invalid discovery event type: ${describeValue(type)} (expected worker-added, worker-updated or worker-dropped)`,
-      );
-    }
-    const valid = workerInfo(worker);
+    const valid = checkPublish(this.namespace, this.#closed, type, worker);
     const payload = type === 'worker-dropped' ? undefined : encodeWorker(valid);
     return this.#enqueue(() =>
       this.#locked((segment) => this.#apply(segment, type, valid, payload), type === 'worker-added'),

@@ -1,13 +1,10 @@
+import { checkPublish } from '../../discovery/checkPublish.js';
 import type { Subject } from 'rxjs';
 import type { DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
 import type { DiscoveryEventType } from '../../events/types.js';
-import { PublisherClosedError } from '../../errors/PublisherClosedError.js';
-import { describeValue } from '../../model/describeValue.js';
 import type { WorkerInfo } from '../../model/types.js';
-import { workerInfo } from '../../model/workerInfo.js';
 import type { MemoryRegistry } from './MemoryRegistry.js';
 
-const TYPES: ReadonlySet<unknown> = new Set<DiscoveryEventType>(['worker-added', 'worker-updated', 'worker-dropped']);
 
 /**
  * The {@link WorkerPublisher} of {@link memoryDiscovery}. Changes are
@@ -52,13 +49,7 @@ export class MemoryPublisher implements WorkerPublisher {
    */
   publish(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
     try {
-      if (!TYPES.has(type)) {
-        throw new TypeError(
-          `publish: invalid event type ${describeValue(type)} (expected worker-added, worker-updated or worker-dropped)`,
-        );
-      }
-      const checked = workerInfo(worker);
-      if (this.#closed) throw new PublisherClosedError(this.namespace);
+      const checked = checkPublish(this.namespace, this.#closed, type, worker);
       const previousOwner = this.#registry.publish(this.namespace, this, type, checked);
       if (previousOwner !== undefined) {
         this.#diagnostics.next({
