@@ -13,6 +13,13 @@ function flagRows(flags: CliFlags): [string, string][] {
   });
 }
 
+/** The common flags as a command takes them: `--namespace` is optional where the command has a default. */
+function commonFlagsOf(command: CliCommand): CliFlags {
+  const namespace = commonFlags['namespace'];
+  if (command.defaultNamespace === undefined || namespace === undefined) return commonFlags;
+  return { ...commonFlags, namespace: { ...namespace, description: 'The namespace (default: a fresh, unique one)' } };
+}
+
 function table(rows: readonly (readonly [string, string])[]): string[] {
   const width = Math.max(0, ...rows.map(([left]) => left.length));
   return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`.trimEnd());
@@ -64,7 +71,7 @@ export function renderUsage(
       command.summary,
       '',
       'Options:',
-      ...table([...flagRows(command.flags), ...flagRows(commonFlags)]),
+      ...table([...flagRows(command.flags), ...flagRows(commonFlagsOf(command))]),
     );
     for (const [name, backend] of Object.entries(registry.backends)) {
       const rows = flagRows(backend.flags);
