@@ -29,8 +29,8 @@ const LEAF_BYTES = 256;
 /** What a subscription knows about one uid found in the slot table. */
 interface Entry {
   readonly uid: string;
-  readonly name: string;
-  readonly path: string;
+  /** The block's path, computed on first use (a SHA-256: not needed to replay a journal record). */
+  path: string | undefined;
   fd: number | undefined;
   size: number;
   /** Last stable record bytes read (length prefix included). */
@@ -94,7 +94,6 @@ export class LocalSubscription {
   #journalSeq = 0;
   #journalEpoch: bigint | undefined;
   readonly #entries = new Map<string, Entry>();
-  readonly #byName = new Map<string, Entry>();
   readonly #pending = new Set<Entry>();
   #openBlocks = 0;
   #readA: Buffer = Buffer.alloc(64 * 1024);
@@ -167,7 +166,6 @@ export class LocalSubscription {
     if (this.#poll !== undefined) clearInterval(this.#poll);
     for (const entry of this.#entries.values()) this.#closeBlock(entry);
     this.#entries.clear();
-    this.#byName.clear();
     this.#segment?.close();
     this.#segment = undefined;
     this.#cleanup();
@@ -338,11 +336,9 @@ export class LocalSubscription {
   }
 
   #entry(uid: string): Entry {
-    const name = blockName(uid);
     const entry: Entry = {
       uid,
-      name,
-      path: join(this.#names.shmDir, name),
+      path: undefined,
       fd: undefined,
       size: 0,
       bytes: undefined,
@@ -351,8 +347,13 @@ export class LocalSubscription {
       reported: undefined,
     };
     this.#entries.set(uid, entry);
-    this.#byName.set(name, entry);
     return entry;
+  }
+
+  /** The path of an entry's block. */
+  #path(entry: Entry): string {
+    entry.path ??= join(this.#names.shmDir, blockName(entry.uid));
+    return entry.path;
   }
 
   /**
@@ -502,7 +503,6 @@ export class LocalSubscription {
   #drop(entry: Entry): void {
     this.#closeBlock(entry);
     this.#entries.delete(entry.uid);
-    this.#byName.delete(entry.name);
     this.#pending.delete(entry);
     if (entry.worker !== undefined) this.#send('worker-dropped', entry.worker);
   }
@@ -567,7 +567,7 @@ export class LocalSubscription {
       kind: 'malformed-record',
       namespace: this.#names.namespace,
       uid: entry.uid,
-      message: `Skipped the block of worker ${entry.uid} (${entry.path}): ${why}; retrying on the next scan`,
+      message: `Skipped the block of worker ${entry.uid} (${this.#path(entry)}): ${why}; retrying on the next scan`,
       ...(error === undefined ? {} : { error }),
     });
   }
@@ -584,7 +584,7 @@ export class LocalSubscription {
     let transient = false;
     if (fd === undefined) {
       try {
-        fd = openSync(entry.path, constants.O_RDONLY);
+        fd = openSync(this.#path(entry), constants.O_RDONLY);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
         throw error;
@@ -633,7 +633,7 @@ export class LocalSubscription {
     if (this.#reclaiming) return;
     this.#reclaiming = true;
     const names = this.#names;
-    const candidates = dead.map((entry) => ({ uid: entry.uid, path: entry.path, pid: entry.worker?.pid ?? 0 }));
+    const candidates = dead.map((entry) => ({ uid: entry.uid, path: this.#path(entry), pid: entry.worker?.pid ?? 0 }));
     acquireNamespaceLock({ ...names, ...this.#settings })
       .then((release) => {
         const reclaimed: typeof candidates = [];
