@@ -316,8 +316,10 @@ export class LocalSubscription {
       this.#applyRecord(record, fresh);
       if (this.#stopped) return true;
     }
-    // Records overwritten while we read them cannot be trusted.
-    return journal.head() - from <= journal.count;
+    // Records overwritten while we read them cannot be trusted. While the
+    // writer is rewriting slot `from` with record `from + count`, the head
+    // still reads `from + count`: so equality already means "maybe torn".
+    return journal.head() - from < journal.count;
   }
 
   #applyRecord(record: JournalRecord, fresh: Set<Entry>): void {
