@@ -1,10 +1,8 @@
+import { isDiscoveryEventType } from '../events/isDiscoveryEventType.js';
 import { PublisherClosedError } from '../errors/PublisherClosedError.js';
-import type { DiscoveryEventType } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 import type { WorkerInfo } from '../model/types.js';
 import { workerInfo } from '../model/workerInfo.js';
-
-const TYPES: ReadonlySet<unknown> = new Set<DiscoveryEventType>(['worker-added', 'worker-updated', 'worker-dropped']);
 
 /**
  * The argument checks every backend's `WorkerPublisher.publish` starts with,
@@ -21,7 +19,7 @@ const TYPES: ReadonlySet<unknown> = new Set<DiscoveryEventType>(['worker-added',
  * @throws {PublisherClosedError} When the publisher is closed.
  */
 export function checkPublish(namespace: string, closed: boolean, type: unknown, worker: WorkerInfo): WorkerInfo {
-  if (!TYPES.has(type)) {
+  if (!isDiscoveryEventType(type)) {
     throw new TypeError(
       `publish: invalid event type ${describeValue(type)} (expected worker-added, worker-updated or worker-dropped)`,
     );

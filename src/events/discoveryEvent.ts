@@ -1,8 +1,7 @@
+import { isDiscoveryEventType } from './isDiscoveryEventType.js';
 import { describeValue } from '../model/describeValue.js';
 import type { WorkerInfo } from '../model/types.js';
 import type { DiscoveryEvent, DiscoveryEventType } from './types.js';
-
-const TYPES: ReadonlySet<string> = new Set<DiscoveryEventType>(['worker-added', 'worker-updated', 'worker-dropped']);
 
 /**
  * Builds a frozen {@link DiscoveryEvent}.
@@ -16,7 +15,7 @@ const TYPES: ReadonlySet<string> = new Set<DiscoveryEventType>(['worker-added', 
  * @throws {TypeError} Naming the bad type.
  */
 export function discoveryEvent(type: DiscoveryEventType, worker: WorkerInfo): DiscoveryEvent {
-  if (!TYPES.has(type)) {
+  if (!isDiscoveryEventType(type)) {
     throw new TypeError(
       `Invalid discovery event type: ${describeValue(type)} (expected worker-added, worker-updated or worker-dropped)`,
     );

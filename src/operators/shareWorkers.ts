@@ -1,3 +1,4 @@
+import { isDiscoveryEventType } from '../events/isDiscoveryEventType.js';
 import {
   asyncScheduler,
   Observable,
@@ -29,13 +30,11 @@ type Delivery =
   | { readonly kind: 'error'; readonly error: unknown; readonly targets: readonly Subscriber<DiscoveryEvent>[] }
   | { readonly kind: 'complete'; readonly targets: readonly Subscriber<DiscoveryEvent>[] };
 
-const TYPES: ReadonlySet<unknown> = new Set(['worker-added', 'worker-updated', 'worker-dropped']);
-
 function isEvent(value: unknown): value is DiscoveryEvent {
   if (value === null || typeof value !== 'object') return false;
   const { type, worker } = value as { type?: unknown; worker?: unknown };
   return (
-    TYPES.has(type) &&
+    isDiscoveryEventType(type) &&
     worker !== null &&
     typeof worker === 'object' &&
     typeof (worker as { uid?: unknown }).uid === 'string'
