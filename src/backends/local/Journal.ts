@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 
-const MAGIC = 0x4a585257; // 'WRXJ' read as LE u32
+const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
 const HEADER_SIZE = 64;
-const RECORD_HEADER = 32;
+const RECORD_HEADER = 40;
+/** Slot field meaning "not known". */
+const NO_SLOT = 0xffffffff;
 /** Records the ring holds: a subscriber further behind than this rescans instead. */
 export const JOURNAL_RECORDS = 512;
 /** Payload length meaning "too large for the journal: read the worker's block". */
@@ -20,6 +22,8 @@ export interface JournalRecord {
   readonly type: number;
   /** Raw 16 UUID bytes. */
   readonly uid: Buffer;
+  /** The slot the change was made in (the segment already showed it when the record was written). */
+  readonly slot: number | undefined;
   /** The record as a block holds it (u32 LE length + protobuf), or `undefined` (drop, or see the block). */
   readonly record: Buffer | undefined;
   /** The payload did not fit in the journal: read the block. */
@@ -37,14 +41,18 @@ export interface JournalRecord {
  * replay every change in order, with the metadata of each step. wool knows
  * nothing of it: wool's own changes are found by scanning the segment.
  *
- * Layout (little-endian): header of 64 bytes — magic `WRXJ`, u32 record
+ * Layout (little-endian): header of 64 bytes — magic `WRX2`, u32 record
  * size, u32 record count, 4 reserved, u64 head (next sequence number), u64
  * epoch (random, new for each journal file) — then `count` records of
  * `recordSize` bytes: u64 seq, u8 type (1 added, 2 updated, 3 dropped), 3
  * reserved, u32 payload length (0xFFFFFFFF: see the block), 16 UUID bytes,
- * payload. A writer writes a record, then the head; a reader reads the head,
- * the records up to it (checking each record's seq), then the head again to
- * detect records overwritten meanwhile.
+ * u32 slot (0xFFFFFFFF: unknown), 4 reserved, payload. A record is written
+ * once the segment shows its change (block and slot). A writer writes a
+ * record, then the head; a reader reads the head, the records up to it
+ * (checking each record's seq), then the head again to detect records
+ * overwritten meanwhile. A file of another format is not used (openForRead
+ * and openForWrite return `undefined`): subscribers then find every change
+ * by scanning, as they do wool's.
  * @internal
  */
 export class Journal {
@@ -71,14 +79,16 @@ export class Journal {
    * Opens the journal, creating it (exclusively, mode 0600) if missing. Call under the namespace lock.
    * @param path The journal's path (its directory exists: the lock is in it).
    * @param payloadCapacity Largest payload a record holds, when creating.
-   * @returns The journal.
+   * @returns The journal, or `undefined` if the file there has another format.
    */
-  static openForWrite(path: string, payloadCapacity: number): Journal {
+  static openForWrite(path: string, payloadCapacity: number): Journal | undefined {
+    let existing: number | undefined;
     try {
-      return new Journal(openSync(path, constants.O_RDWR));
+      existing = openSync(path, constants.O_RDWR);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    if (existing !== undefined) return Journal.#adopt(existing);
     const fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
       const recordSize = RECORD_HEADER + payloadCapacity;
@@ -110,6 +120,11 @@ export class Journal {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
+    return Journal.#adopt(fd);
+  }
+
+  /** Wraps an open descriptor; closes it and returns `undefined` if it is not a journal of this format. */
+  static #adopt(fd: number): Journal | undefined {
     try {
       return new Journal(fd);
     } catch {
@@ -120,8 +135,8 @@ export class Journal {
 
   /** @returns The next sequence number to be written. */
   head(): number {
-    readSync(this.fd, this.#header, 0, 8, 16);
-    return Number(this.#header.readBigUInt64LE(0));
+    readSync(this.fd, this.#header, 16, 8, 16);
+    return Number(this.#header.readBigUInt64LE(16));
   }
 
   /** @returns Whether the file still has a name (it is unlinked by the last one out). */
@@ -133,23 +148,26 @@ export class Journal {
    * Appends one record. Call under the namespace lock.
    * @param type JOURNAL_ADDED, JOURNAL_UPDATED or JOURNAL_DROPPED.
    * @param uid The worker's 16 UUID bytes.
+   * @param slot The slot the change was made in.
    * @param payload The protobuf bytes (added/updated), or `undefined`.
    */
-  append(type: number, uid: Buffer, payload: Uint8Array | undefined): void {
+  append(type: number, uid: Buffer, slot: number, payload: Uint8Array | undefined): void {
     const seq = this.head();
     const fits = payload === undefined || RECORD_HEADER + payload.length <= this.recordSize;
     const length = payload === undefined ? 0 : payload.length;
     const size = RECORD_HEADER + (fits ? length : 0);
-    const record = Buffer.alloc(size);
+    const record = this.#scratch;
+    record.fill(0, 0, RECORD_HEADER);
     record.writeBigUInt64LE(BigInt(seq), 0);
     record.writeUInt8(type, 8);
     record.writeUInt32LE(fits ? length : SEE_BLOCK, 12);
     uid.copy(record, 16, 0, 16);
+    record.writeUInt32LE(slot >= 0 && slot < NO_SLOT ? slot : NO_SLOT, 32);
     if (fits && payload !== undefined) record.set(payload, RECORD_HEADER);
     writeSync(this.fd, record, 0, size, HEADER_SIZE + (seq % this.count) * this.recordSize);
-    const head = Buffer.alloc(8);
-    head.writeBigUInt64LE(BigInt(seq + 1), 0);
-    writeSync(this.fd, head, 0, 8, 16);
+    const head = this.#header;
+    head.writeBigUInt64LE(BigInt(seq + 1), 16);
+    writeSync(this.fd, head, 16, 8, 16);
   }
 
   /**
@@ -164,13 +182,15 @@ export class Journal {
     const type = scratch.readUInt8(8);
     const length = scratch.readUInt32LE(12);
     const uid = Buffer.from(scratch.subarray(16, 32));
-    if (length === SEE_BLOCK) return { seq, type, uid, record: undefined, seeBlock: true };
+    const rawSlot = scratch.readUInt32LE(32);
+    const slot = rawSlot === NO_SLOT ? undefined : rawSlot;
+    if (length === SEE_BLOCK) return { seq, type, uid, slot, record: undefined, seeBlock: true };
     if (RECORD_HEADER + length > n) return undefined;
-    if (type === JOURNAL_DROPPED) return { seq, type, uid, record: undefined, seeBlock: false };
+    if (type === JOURNAL_DROPPED) return { seq, type, uid, slot, record: undefined, seeBlock: false };
     const record = Buffer.alloc(4 + length);
     record.writeUInt32LE(length, 0);
     scratch.copy(record, 4, RECORD_HEADER, RECORD_HEADER + length);
-    return { seq, type, uid, record, seeBlock: false };
+    return { seq, type, uid, slot, record, seeBlock: false };
   }
 
   /** Closes the descriptor. Idempotent. */

@@ -10,7 +10,7 @@ import { WoolrxError } from '../../errors/WoolrxError.js';
 import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';
 import type { DiscoveryEventType } from '../../events/types.js';
 import type { WorkerInfo } from '../../model/types.js';
-import { acquireNamespaceLock, removeLockParent } from './acquireNamespaceLock.js';
+import { acquireNamespaceLock, removeLockParent, type NamespaceLockOptions } from './acquireNamespaceLock.js';
 import { blockName } from './blockName.js';
 import { cleanupNamespace, recordSegmentOwner } from './cleanupNamespace.js';
 import { findSlot } from './findSlot.js';
@@ -41,10 +41,10 @@ function unlinkQuietly(path: string): void {
  * {@link WorkerPublisher}.
  *
  * Each publish takes the namespace lock (woolrx's lock, then wool's
- * `flock`), re-opens the segment if its name
- * now points elsewhere, reads the slot table, writes the block and slot, and
- * releases the lock — all synchronously — then touches the notification
- * file. Operations of one publisher run one at a time, in call order.
+ * `flock`), re-opens the segment if its name now points elsewhere, reads
+ * the slot table, writes the block, the journal record and the slot,
+ * touches the notification file and releases the lock — all synchronously.
+ * Operations of one publisher run one at a time, in call order.
  * @internal
  */
 export class LocalPublisher implements WorkerPublisher {
@@ -57,6 +57,7 @@ export class LocalPublisher implements WorkerPublisher {
   #journal: Journal | undefined;
   /** wool's lock file, kept open between publishes (re-validated at each lock); closed by `close()`. */
   readonly #woolFlock: WoolFlock;
+  readonly #lockOptions: NamespaceLockOptions;
   /** Some publish took the lock (and so may have created wool's lock file or the lock directory). */
   #everLocked = false;
   /** The segment was (re)opened by the current critical section. */
@@ -77,6 +78,7 @@ export class LocalPublisher implements WorkerPublisher {
     this.#settings = settings;
     this.#diagnostics = diagnostics;
     this.#woolFlock = new WoolFlock(names.lockPath);
+    this.#lockOptions = { ...names, ...settings, woolFlock: this.#woolFlock };
   }
 
   /** `true` once `close()` has been called. */
@@ -127,12 +129,12 @@ export class LocalPublisher implements WorkerPublisher {
     if (this.#registered.size === 0 && this.#segment === undefined && !this.#everLocked) return;
     let gone = false;
     await this.#locked((segment) => {
-      let changed = false;
       if (segment !== undefined) {
-        for (const uid of this.#registered) changed = this.#withdraw(segment, uid) || changed;
+        // One notification per journal record: subscribers match each
+        // notification with a record to tell woolrx's from wool's.
+        for (const uid of this.#registered) if (this.#withdraw(segment, uid)) touchNotify(this.#names);
       }
       this.#registered.clear();
-      if (changed) touchNotify(this.#names);
       this.#segment?.close();
       this.#segment = undefined;
       this.#journal?.close();
@@ -158,13 +160,17 @@ export class LocalPublisher implements WorkerPublisher {
   async #locked(section: (segment: SegmentFile | undefined) => boolean, create = true): Promise<void> {
     const deadline = performance.now() + this.#settings.lockTimeout;
     for (;;) {
-      const release = await acquireNamespaceLock({ ...this.#names, ...this.#settings, woolFlock: this.#woolFlock });
+      const release = await acquireNamespaceLock(this.#lockOptions);
       this.#everLocked = true;
       let notReady = false;
       try {
         // Notify before releasing: subscribers wake up a little sooner and
-        // find the change complete (they read without the lock).
-        if (section(this.#currentSegment(create))) touchNotify(this.#names);
+        // find the change complete (they read without the lock). A section
+        // that changed something appended exactly one journal record: one
+        // record, one notification (see LocalSubscription).
+        // The notification file is removed only with the segment: check it
+        // is still there only if the segment had to be (re)opened.
+        if (section(this.#currentSegment(create))) touchNotify(this.#names, this.#segmentReopened);
       } catch (error) {
         if (!(error instanceof NotReady)) throw error;
         notReady = true;
@@ -231,18 +237,22 @@ export class LocalPublisher implements WorkerPublisher {
     if (slot >= 0) {
       writeBlock(path, payload, this.#settings.blockSize, uid, false);
       if (type === 'worker-added') this.#registered.add(uid);
-      this.#journalFor().append(type === 'worker-added' ? JOURNAL_ADDED : JOURNAL_UPDATED, bytes, payload);
+      this.#journalFor()?.append(type === 'worker-added' ? JOURNAL_ADDED : JOURNAL_UPDATED, bytes, slot, payload);
       return true;
     }
     if (type === 'worker-updated') throw new WorkerNotFoundError(uid, this.namespace);
     const free = findSlot(this.#table, length, FREE_SLOT);
     if (free < 0) throw new CapacityExhaustedError(capacity, this.namespace);
     writeBlock(path, payload, this.#settings.blockSize, uid, true);
+    let slotWritten = false;
     try {
-      // Journal before slot: a subscriber woken by the slot write finds the record.
-      this.#journalFor().append(JOURNAL_ADDED, bytes, payload);
+      // Block, slot, then the record: a subscriber applying the record
+      // finds the segment already showing it.
       segment.writeSlot(free, bytes);
+      slotWritten = true;
+      this.#journalFor()?.append(JOURNAL_ADDED, bytes, free, payload);
     } catch (error) {
+      if (slotWritten) segment.writeSlot(free, FREE_SLOT);
       unlinkQuietly(path);
       throw error;
     }
@@ -250,8 +260,12 @@ export class LocalPublisher implements WorkerPublisher {
     return true;
   }
 
-  /** The journal (under the lock), re-opened or created if the last one out removed it. */
-  #journalFor(): Journal {
+  /**
+   * The journal (under the lock), re-opened or created if the last one out
+   * removed it; `undefined` if the file there has another format (then
+   * subscribers find this publisher's changes by scanning).
+   */
+  #journalFor(): Journal | undefined {
     // The last one out removes the journal only with the segment, so while we
     // hold the same segment as before, the journal we hold is current.
     if (this.#journal !== undefined && this.#segmentReopened && !this.#journal.isLinked()) {
@@ -265,12 +279,12 @@ export class LocalPublisher implements WorkerPublisher {
     return this.#journal;
   }
 
-  /** Frees the worker's slot and unlinks its block; `false` if it was not registered. */
+  /** Frees the worker's slot and unlinks its block, then journals the drop; `false` if it was not registered. */
   #withdraw(segment: SegmentFile, uid: string): boolean {
     const capacity = segment.capacity() ?? 0;
-    const slot = findSlot(this.#table, SLOT_SIZE * capacity, uidBytes(uid));
+    const bytes = uidBytes(uid);
+    const slot = findSlot(this.#table, SLOT_SIZE * capacity, bytes);
     if (slot < 0) return false;
-    this.#journalFor().append(JOURNAL_DROPPED, uidBytes(uid), undefined);
     segment.writeSlot(slot, FREE_SLOT);
     this.#table.fill(0, slot * SLOT_SIZE, slot * SLOT_SIZE + SLOT_SIZE);
     try {
@@ -284,6 +298,7 @@ export class LocalPublisher implements WorkerPublisher {
         error,
       });
     }
+    this.#journalFor()?.append(JOURNAL_DROPPED, bytes, slot, undefined);
     return true;
   }
 }

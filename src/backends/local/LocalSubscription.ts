@@ -21,8 +21,10 @@ import { uidBytes } from './uidBytes.js';
 
 /** Block descriptors one subscription keeps open; beyond, blocks are opened per read. */
 const MAX_OPEN_BLOCKS = 4096;
-/** Blocks re-read per fallback poll tick (round-robin), so a tick stays short (~ms) at any size. */
+/** Blocks re-read per fallback poll tick (round-robin), so a tick stays short at any size. */
 const POLL_BLOCKS = 64;
+/** Blocks compared per turn of the event loop while sweeping, so that woolrx events are never held behind a sweep. */
+const SWEEP_SLICE = 16;
 /** Slot-table regions at most this large are compared slot by slot. */
 const LEAF_BYTES = 256;
 
@@ -105,15 +107,25 @@ export class LocalSubscription {
   #pollCursor = 0;
   #checkDir = false;
   #checkSegment = true;
-  #notified = false;
-  /** Journal head seen at the last notification. */
-  #headAtNotify = -1;
+  /** Events on `notify` since the last scan. */
+  #notifyEvents = 0;
+  /** The mirror may disagree with the workers known (see #mirrorRecord). */
+  #mirrorStale = true;
+  /** Journal records up to this sequence number have been matched with a notification each. */
+  #matched = 0;
+  /** Journal head at the previous poll tick (a record still unmatched a tick later lost its notification). */
+  #matchedMark = 0;
+  /** Blocks to compare with the bytes last seen, a slice per turn (a wool notification: all of them; a poll tick: a few). */
+  #sweep: Entry[] = [];
+  #sweepAt = 0;
   /** When each pid was last seen alive (liveness is re-checked once per sweep period). */
   readonly #aliveAt = new Map<number, number>();
   #lastSweep = 0;
   #reclaiming = false;
 
   #dirWatcher: FSWatcher | undefined;
+  /** A watch on the notification file itself (see #matchNotifications). */
+  #fileWatcher: FSWatcher | undefined;
   #dirIno = -1;
   #poll: NodeJS.Timeout | undefined;
 
@@ -154,7 +166,6 @@ export class LocalSubscription {
     const fresh = new Set<Entry>();
     this.#fullCompare = false;
     this.#reconcile('all', fresh, true);
-    this.#headAtNotify = this.#journalSeq;
     this.#checkLiveness(fresh);
   }
 
@@ -163,9 +174,13 @@ export class LocalSubscription {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#dirWatcher?.close();
+    this.#fileWatcher?.close();
+    this.#journal?.close();
+    this.#journal = undefined;
     if (this.#poll !== undefined) clearInterval(this.#poll);
     for (const entry of this.#entries.values()) this.#closeBlock(entry);
     this.#entries.clear();
+    this.#sweep = [];
     this.#segment?.close();
     this.#segment = undefined;
     this.#cleanup();
@@ -204,8 +219,11 @@ export class LocalSubscription {
     this.#dirIno = statSync(this.#names.notifyDir).ino;
     this.#dirWatcher = watch(this.#names.notifyDir, { persistent: true }, (type, filename) => {
       if (filename === 'notify') {
-        this.#notified = true;
-        if (type === 'rename') this.#checkSegment = true;
+        this.#notifyEvents += 1;
+        if (type === 'rename') {
+          this.#checkSegment = true;
+          this.#watchNotifyFile();
+        }
       } else if (type === 'rename') {
         this.#checkDir = true;
       }
@@ -215,6 +233,26 @@ export class LocalSubscription {
       this.#checkDir = true;
       this.#schedule();
     });
+    this.#watchNotifyFile();
+  }
+
+  /**
+   * Watches the notification file itself, besides its directory: each
+   * change of the file then queues two inotify events (the directory's,
+   * then the file's), so that no two directory events are ever adjacent in
+   * the queue, where inotify would merge them (see #matchNotifications).
+   * The file's own events are not needed otherwise. Re-done whenever the
+   * file is created or removed.
+   */
+  #watchNotifyFile(): void {
+    this.#fileWatcher?.close();
+    this.#fileWatcher = undefined;
+    try {
+      this.#fileWatcher = watch(this.#names.notifyPath, { persistent: false }, () => undefined);
+      this.#fileWatcher.on('error', () => undefined);
+    } catch {
+      // Not there (yet): its creation raises a directory event.
+    }
   }
 
   #schedule(): void {
@@ -258,26 +296,101 @@ export class LocalSubscription {
       }
     }
     const fresh = new Set<Entry>();
+    const events = this.#notifyEvents;
+    this.#notifyEvents = 0;
     // The fast path: woolrx's publishes, replayed in order from the journal.
     if (!this.#applyJournal(fresh)) full = true;
     if (this.#stopped) return;
-    if (this.#notified) {
-      // Every woolrx publish appends to the journal before it notifies. A
-      // notification that finds the journal where the previous one left it
-      // came from wool, which only writes the segment and its blocks (through
-      // mmap, invisible to inotify): look at every block.
-      this.#notified = false;
-      if (this.#journalSeq === this.#headAtNotify) full = true;
-      this.#headAtNotify = this.#journalSeq;
-    }
+    if (!this.#matchNotifications(events, poll)) full = true;
     // The slow path: the segment itself (wool's changes, segment replaced or
-    // removed, journal overrun, fallback poll), under the lock if free, so
-    // that segment and journal agree.
-    if (full || poll || this.#checkSegment || this.#pending.size > 0) {
+    // removed, journal overrun, fallback poll).
+    if (full) this.#checkSegment = true;
+    if (full || poll || this.#checkSegment || this.#mirrorStale || this.#pending.size > 0) {
       this.#reconcile(full ? 'all' : poll ? 'poll' : 'changed', fresh);
+      if (this.#stopped) return;
     }
+    this.#sweepSlice();
     if (this.#stopped) return;
     this.#checkLiveness(fresh);
+  }
+
+  /**
+   * Tells woolrx's notifications from wool's.
+   *
+   * Every woolrx change appends one journal record, then touches `notify`
+   * once: so each record is owed exactly one event, and an event with no
+   * record left to match came from wool, which writes the segment and its
+   * blocks through mmap (invisible to inotify) and keeps no journal. Merely
+   * comparing journal heads cannot tell: a scan may already have applied a
+   * record whose event is still on its way.
+   *
+   * inotify merges an event with an identical one at the end of the queue,
+   * which would make two woolrx touches one event; the notification file is
+   * watched too (see #watchNotifyFile) so that they never are. A record
+   * whose event never comes (lost, or merged while the file was not
+   * watched) is written off at the next poll tick, with a sweep of every
+   * block.
+   * @returns `false` when some event is wool's: every block must be compared.
+   */
+  #matchNotifications(events: number, poll: boolean): boolean {
+    let ours = true;
+    if (events > 0) {
+      const matched = Math.min(events, Math.max(0, this.#journalSeq - this.#matched));
+      this.#matched += matched;
+      ours = matched === events;
+    }
+    if (poll) {
+      if (this.#matched < this.#matchedMark) {
+        this.#matched = this.#journalSeq;
+        ours = false;
+      }
+      this.#matchedMark = this.#journalSeq;
+    }
+    return ours;
+  }
+
+  /** Compares the next slice of the sweep's blocks; schedules the rest. */
+  #sweepSlice(): void {
+    let compared = 0;
+    while (this.#sweepAt < this.#sweep.length && compared < SWEEP_SLICE) {
+      const entry = this.#sweep[this.#sweepAt];
+      this.#sweepAt += 1;
+      if (entry === undefined || this.#entries.get(entry.uid) !== entry) continue;
+      compared += 1;
+      this.#recheck(entry);
+      if (this.#stopped) return;
+    }
+    if (this.#sweepAt < this.#sweep.length) {
+      this.#schedule();
+    } else {
+      this.#sweep = [];
+      this.#sweepAt = 0;
+    }
+  }
+
+  /** Compares one block with the bytes last seen: one read when it is unchanged. */
+  #recheck(entry: Entry): void {
+    // A block unlinked and re-created under the same name (wool: a drop
+    // and a re-add) is a new file: reopen it by name.
+    if (entry.fd !== undefined && fstatSync(entry.fd).nlink === 0) this.#closeBlock(entry);
+    const bytes = entry.bytes;
+    if (entry.fd !== undefined && entry.ok && bytes !== undefined) {
+      this.#grow(bytes.length);
+      const n = readSync(entry.fd, this.#readA, 0, bytes.length, 0);
+      if (n === bytes.length && this.#readA.compare(bytes, 0, n, 0, n) === 0) return;
+    }
+    this.#refresh(entry, true);
+  }
+
+  /**
+   * Whether journal records were appended since the last were applied. A
+   * block that changed is taken only if not: otherwise it may be newer than
+   * records not applied yet, which would then re-emit older metadata.
+   */
+  #journalMoved(): boolean {
+    const journal = this.#journal;
+    if (journal === undefined) return statSync(this.#names.journalPath, { throwIfNoEntry: false }) !== undefined;
+    return journal.head() !== this.#journalSeq;
   }
 
   /**
@@ -296,14 +409,20 @@ export class LocalSubscription {
       journal = this.#journal = Journal.openForRead(this.#names.journalPath);
       if (journal === undefined) return true;
       if (journal.epoch !== this.#journalEpoch) {
-        // A journal created (or re-created) since we last looked: all of it is news.
+        // A journal created (or re-created) since we last looked: all of it
+        // is news, and each of its records is owed a notification.
         this.#journalEpoch = journal.epoch;
         this.#journalSeq = 0;
+        this.#matched = 0;
+        this.#matchedMark = 0;
       }
     }
     const head = journal.head();
     if (skip) {
+      // The initial state: the notifications of earlier records are not ours to count.
       this.#journalSeq = head;
+      this.#matched = head;
+      this.#matchedMark = head;
       return true;
     }
     const from = this.#journalSeq;
@@ -324,6 +443,7 @@ export class LocalSubscription {
 
   #applyRecord(record: JournalRecord, fresh: Set<Entry>): void {
     const uid = slotUid(record.uid, 0);
+    this.#mirrorRecord(record, uid);
     let entry = this.#entries.get(uid);
     if (record.type === JOURNAL_DROPPED) {
       if (entry !== undefined) this.#drop(entry);
@@ -335,6 +455,54 @@ export class LocalSubscription {
     }
     if (record.seeBlock || record.record === undefined) this.#refresh(entry);
     else this.#accept(entry, record.record);
+  }
+
+  /**
+   * Applies a journal record's slot change to the mirror of the slot table,
+   * so that the next reconciliation finds only the changes made by others
+   * (wool). The segment showed the change before the record was written, so
+   * the mirror never runs ahead of it. Anything unexpected (a slot holding
+   * another uid, a slot unknown) makes the mirror stale: the next
+   * reconciliation then compares every uid.
+   */
+  #mirrorRecord(record: JournalRecord, uid: string): void {
+    if (this.#mirrorStale) return;
+    const slot = record.slot;
+    if (slot === undefined || (slot + 1) * SLOT_SIZE > this.#prevLength) {
+      this.#mirrorStale = true;
+      return;
+    }
+    const old = this.#slotUids[slot];
+    if (old === uid) {
+      if (record.type === JOURNAL_DROPPED) {
+        this.#prev.fill(0, slot * SLOT_SIZE, (slot + 1) * SLOT_SIZE);
+        this.#setSlot(slot, undefined, undefined);
+      }
+    } else if (record.type === JOURNAL_DROPPED) {
+      // Already seen free (or taken again): fine unless the uid is still seen elsewhere.
+      if (this.#present.has(uid)) this.#mirrorStale = true;
+    } else if (old === undefined) {
+      record.uid.copy(this.#prev, slot * SLOT_SIZE, 0, SLOT_SIZE);
+      this.#setSlot(slot, uid, undefined);
+    } else {
+      this.#mirrorStale = true;
+    }
+  }
+
+  /** Sets the mirror's uid of one slot, keeping the counts; notes uids whose presence may have changed. */
+  #setSlot(slot: number, uid: string | undefined, changed: Set<string> | undefined): void {
+    const old = this.#slotUids[slot];
+    if (old !== undefined) {
+      const count = (this.#present.get(old) ?? 1) - 1;
+      if (count > 0) this.#present.set(old, count);
+      else this.#present.delete(old);
+      changed?.add(old);
+    }
+    this.#slotUids[slot] = uid;
+    if (uid !== undefined) {
+      this.#present.set(uid, (this.#present.get(uid) ?? 0) + 1);
+      changed?.add(uid);
+    }
   }
 
   #entry(uid: string): Entry {
@@ -363,60 +531,66 @@ export class LocalSubscription {
    * slot table are dropped, uids new to it are read from their blocks, and
    * blocks are compared (`all`: every one; `poll`: a round-robin slice;
    * `changed`: new and pending ones).
+   *
+   * Without the lock (publishers are never kept waiting by a subscriber):
+   * the journal is applied first, and woolrx publishers write a record only
+   * once the segment shows its change, so what is read from the segment is
+   * as new as the records applied, or newer; a changed block is taken only
+   * if no record was appended meanwhile (see #journalMoved).
    */
   #reconcile(blocks: 'all' | 'poll' | 'changed', fresh: Set<Entry>, initial = false): void {
-    let release: (() => void) | undefined;
-    try {
-      // Read-only: woolrx's lock alone keeps journal and segment in step;
-      // wool's flock is left free (wool writes no journal).
-      release = tryNamespaceLock({ ...this.#names, ...this.#settings, woolFlock: false });
-    } catch {
-      release = undefined;
-    }
-    try {
-      this.#applyJournal(fresh, initial, true);
-      if (this.#stopped) return;
-      this.#readSlots();
-      const touched = new Set<Entry>();
-      for (const entry of [...this.#entries.values()]) {
-        if (!this.#present.has(entry.uid)) {
-          this.#drop(entry);
-          if (this.#stopped) return;
-        }
-      }
-      for (const uid of this.#present.keys()) {
-        if (this.#entries.has(uid)) continue;
-        const entry = this.#entry(uid);
-        fresh.add(entry);
-        touched.add(entry);
-      }
-      if (blocks === 'all') {
-        for (const entry of this.#entries.values()) touched.add(entry);
-      } else if (blocks === 'poll') {
-        const all = [...this.#entries.values()];
-        const count = Math.min(all.length, POLL_BLOCKS);
-        for (let i = 0; i < count; i += 1) {
-          const entry = all[(this.#pollCursor + i) % all.length];
-          if (entry !== undefined) touched.add(entry);
-        }
-        this.#pollCursor = all.length === 0 ? 0 : (this.#pollCursor + count) % all.length;
-      }
-      for (const entry of this.#pending) if (this.#present.has(entry.uid)) touched.add(entry);
-      this.#pending.clear();
-      for (const entry of touched) {
-        // A block unlinked and re-created under the same name (wool: a drop
-        // and a re-add) is a new file: reopen it by name.
-        if (entry.fd !== undefined && fstatSync(entry.fd).nlink === 0) this.#closeBlock(entry);
-        this.#refresh(entry);
+    this.#applyJournal(fresh, initial, true);
+    if (this.#stopped) return;
+    const changed = this.#readSlots();
+    const touched = new Set<Entry>();
+    // Workers and mirror agree but for the slots that changed, unless the
+    // mirror is stale: then compare every uid.
+    const stale = this.#mirrorStale;
+    this.#mirrorStale = false;
+    const gone = stale ? [...this.#entries.keys()] : [...changed];
+    for (const uid of gone) {
+      const entry = this.#entries.get(uid);
+      if (entry !== undefined && !this.#present.has(uid)) {
+        this.#drop(entry);
         if (this.#stopped) return;
       }
-    } finally {
-      release?.();
+    }
+    for (const uid of stale ? this.#present.keys() : changed) {
+      if (this.#entries.has(uid) || !this.#present.has(uid)) continue;
+      const entry = this.#entry(uid);
+      fresh.add(entry);
+      touched.add(entry);
+    }
+    for (const entry of this.#pending) if (this.#present.has(entry.uid)) touched.add(entry);
+    this.#pending.clear();
+    for (const entry of touched) {
+      this.#recheck(entry);
+      if (this.#stopped) return;
+    }
+    // Known blocks are compared by the sweep, a slice per turn of the
+    // event loop, each after the journal: without the lock, but never
+    // behind the journal (a block read is as new as the records applied,
+    // or newer, and an older record's bytes are never re-emitted after it).
+    if (blocks === 'all') {
+      this.#sweep = [...this.#entries.values()].filter((entry) => !touched.has(entry));
+      this.#sweepAt = 0;
+    } else if (blocks === 'poll') {
+      const all = [...this.#entries.values()];
+      const count = Math.min(all.length, POLL_BLOCKS);
+      for (let i = 0; i < count; i += 1) {
+        const entry = all[(this.#pollCursor + i) % all.length];
+        if (entry !== undefined && !touched.has(entry)) this.#sweep.push(entry);
+      }
+      this.#pollCursor = all.length === 0 ? 0 : (this.#pollCursor + count) % all.length;
     }
   }
 
-  /** Reads the slot table and updates the mirror (#slotUids, #present) from the slots that changed. */
-  #readSlots(): void {
+  /**
+   * Reads the slot table and updates the mirror (#prev, #slotUids, #present) from the slots that changed.
+   * @returns The uids whose slots changed.
+   */
+  #readSlots(): Set<string> {
+    const changed = new Set<string>();
     const path = this.#names.segmentPath;
     if (this.#checkSegment) {
       this.#checkSegment = false;
@@ -440,24 +614,14 @@ export class LocalSubscription {
     this.#cur.fill(0, length, span);
     this.#diffSlots(0, span, (slot) => {
       const offset = slot * SLOT_SIZE;
-      const old = this.#slotUids[slot];
-      if (old !== undefined) {
-        const count = (this.#present.get(old) ?? 1) - 1;
-        if (count > 0) this.#present.set(old, count);
-        else this.#present.delete(old);
-      }
-      if (this.#cur.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0) {
-        this.#slotUids[slot] = undefined;
-        return;
-      }
-      const uid = slotUid(this.#cur, offset);
-      this.#slotUids[slot] = uid;
-      this.#present.set(uid, (this.#present.get(uid) ?? 0) + 1);
+      const free = this.#cur.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0;
+      this.#setSlot(slot, free ? undefined : slotUid(this.#cur, offset), changed);
     });
     const swap = this.#prev;
     this.#prev = this.#cur;
     this.#cur = swap;
     this.#prevLength = length;
+    return changed;
   }
 
   /** Liveness: fresh workers now, everyone once per sweep period. */
@@ -520,14 +684,22 @@ export class LocalSubscription {
     this.#openBlocks -= 1;
   }
 
-  /** Re-reads one block; emits `worker-added`/`worker-updated` if it decodes to something new. */
-  #refresh(entry: Entry): void {
+  /**
+   * Re-reads one block; emits `worker-added`/`worker-updated` if it decodes to something new.
+   * @param guard Take changed bytes only if the journal has not moved (else retry after applying it).
+   */
+  #refresh(entry: Entry, guard = false): void {
     const record = this.#read(entry);
     if (typeof record === 'string') {
       this.#pending.add(entry);
       if (record === 'bad-length') {
         this.#malformed(entry, Buffer.from(this.#readA.subarray(0, LENGTH_PREFIX)), `its length prefix exceeds the ${entry.size}-byte block`);
       }
+      return;
+    }
+    if (guard && entry.bytes?.equals(record) !== true && this.#journalMoved()) {
+      this.#pending.add(entry);
+      this.#schedule();
       return;
     }
     this.#accept(entry, record);
@@ -630,7 +802,7 @@ export class LocalSubscription {
     }
   }
 
-  /** Frees the slots and blocks of workers whose process is gone, under the lock, then notifies. */
+  /** Frees the slots and blocks of workers whose process is gone, under the lock, notifying each. */
   #reclaim(dead: readonly Entry[]): void {
     if (this.#reclaiming) return;
     this.#reclaiming = true;
@@ -660,7 +832,8 @@ export class LocalSubscription {
                   // Already gone.
                 }
                 journal ??= Journal.openForWrite(names.journalPath, Math.max(1020, this.#settings.blockSize - LENGTH_PREFIX));
-                journal.append(JOURNAL_DROPPED, bytes, undefined);
+                journal?.append(JOURNAL_DROPPED, bytes, slot, undefined);
+                touchNotify(names); // one notification per journal record
                 reclaimed.push(candidate);
               }
             } finally {
@@ -669,7 +842,6 @@ export class LocalSubscription {
           } finally {
             segment.close();
           }
-          if (reclaimed.length > 0) touchNotify(names);
         } finally {
           release();
         }

@@ -3,14 +3,14 @@
 // from the wire description, not from woolrx.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { localDiscovery, shortHash } from '../../../src/backends/local/index.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { assertClean, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
+import { assertClean, Child, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const WOOLPEER = fileURLToPath(new URL('../../interop/woolpeer.py', import.meta.url));
 const used: { namespace: string; uids: string[] }[] = [];
@@ -18,6 +18,7 @@ const peers: ChildProcessWithoutNullStreams[] = [];
 
 after(async () => {
   for (const peer of peers) if (peer.exitCode === null) peer.kill('SIGKILL');
+  await killChildren();
   for (const { namespace, uids } of used) {
     // wool's flock file is wool's to leave behind (it never removes it); woolrx never creates it.
     rmSync(join(TMP, `wool-lock-${shortHash(namespace)}`), { force: true });
@@ -119,5 +120,51 @@ describe('local backend ↔ wool format (woolpeer.py)', () => {
     await withdraw(owner);
     await waitFor(() => !recorder.workers.has(wool.uid), 'wool worker withdrawn');
     recorder.stop(); // last one out: removes the notification directory
+  });
+
+  it('tells wool\'s notifications from woolrx\'s when they queue up together (no poll): a wool change in a woolrx burst is seen', async () => {
+    const namespace = uniqueNamespace('woolburst');
+    const wool = makeWorker();
+    const ours = Array.from({ length: 100 }, () => makeWorker());
+    used.push({ namespace, uids: [wool.uid, ...ours.map((w) => w.uid)] });
+    const owner = await woolPublish(namespace, wool, ['--capacity', '128', '--unlink-segment-on-exit']);
+    // No poll: notifications alone must drive the subscriber.
+    const discovery = localDiscovery(namespace, { pollInterval: false });
+    const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+    assert.ok(recorder.workers.has(wool.uid));
+    const publisher = new Child('publisher.ts', [namespace, JSON.stringify({ pollInterval: false })]);
+    await waitFor(() => publisher.messages.length > 0, 'publisher child ready');
+    const burst = publisher.call({ op: 'run', workers: ours.map((worker) => ({ type: 'worker-added', worker })) });
+    // Keep this event loop (the subscriber's) blocked while the 100 woolrx
+    // notifications queue up in inotify, then a wool process refreshes and
+    // withdraws its worker (two touches): inotify would merge identical
+    // queued events, and a subscriber that took them all for woolrx's would
+    // never look at the segment.
+    const journalPath = join('/dev/shm', `woolrx-lock-${shortHash(namespace)}`, 'journal');
+    const head = Buffer.alloc(8);
+    const sleeper = new Int32Array(new SharedArrayBuffer(4));
+    const deadline = Date.now() + 20_000;
+    const journaled = (): bigint => {
+      if (!existsSync(journalPath)) return -1n;
+      const fd = openSync(journalPath, 'r');
+      try {
+        return readSync(fd, head, 0, 8, 16) === 8 ? head.readBigUInt64LE(0) : -1n;
+      } finally {
+        closeSync(fd);
+      }
+    };
+    while (journaled() < BigInt(ours.length)) {
+      assert.ok(Date.now() < deadline, 'the woolrx burst was not journaled in time');
+      Atomics.wait(sleeper, 0, 0, 5);
+    }
+    execFileSync('python3', [WOOLPEER, ...woolArgs(namespace, workerInfo({ ...wool, version: '2' }))], { input: '' });
+    await burst;
+    await waitFor(() => recorder.of('worker-dropped', wool.uid).length === 1, 'the wool withdrawal');
+    await waitFor(() => ours.every((w) => recorder.workers.has(w.uid)), 'the woolrx burst');
+    assert.equal(recorder.events.filter((e) => e.type === 'worker-added').length, ours.length + 1);
+    assert.deepEqual(recorder.events.filter((e) => e.type === 'worker-updated'), []);
+    await publisher.call({ op: 'exit' });
+    await withdraw(owner);
+    recorder.stop();
   });
 });
