@@ -91,6 +91,9 @@ function toOptions(options: WorkerInfoInit['options']): ChannelOptions {
   return Object.freeze(merged as unknown as ChannelOptions);
 }
 
+/** Workers made by {@link workerInfo}: re-checking one costs a lookup. */
+const made = new WeakSet<object>();
+
 /**
  * Builds a validated, immutable {@link WorkerInfo}.
  *
@@ -115,6 +118,8 @@ function toOptions(options: WorkerInfoInit['options']): ChannelOptions {
  * non-negative int32, a non-string tag or extra value, a bad option.
  */
 export function workerInfo(init: WorkerInfoInit): WorkerInfo {
+  // Made here already: valid, and deeply frozen, so still valid.
+  if (made.has(init)) return init as WorkerInfo;
   if (init === null || typeof init !== 'object') fail('init', init, 'an object');
   const { uid, address, pid, version, secure } = init;
   if (typeof uid !== 'string' || !UUID.test(uid)) fail('uid', uid, 'a hyphenated UUID');
@@ -128,7 +133,7 @@ export function workerInfo(init: WorkerInfoInit): WorkerInfo {
   checkText('address', address);
   checkText('version', version);
   if (secure !== undefined && typeof secure !== 'boolean') fail('secure', secure, 'a boolean');
-  return Object.freeze({
+  const worker: WorkerInfo = Object.freeze({
     uid: normalizedUid,
     address,
     pid,
@@ -138,4 +143,6 @@ export function workerInfo(init: WorkerInfoInit): WorkerInfo {
     secure: secure ?? false,
     options: toOptions(init.options),
   });
+  made.add(worker);
+  return worker;
 }

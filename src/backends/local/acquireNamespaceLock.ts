@@ -201,15 +201,16 @@ function lockOnce(options: NamespaceLockOptions): (() => void) | undefined {
  */
 export async function acquireNamespaceLock(options: NamespaceLockOptions): Promise<Release> {
   const deadline = performance.now() + options.lockTimeout;
-  let delay = 1;
   let releaseDir: Release | undefined;
-  for (;;) {
+  // Holders keep the lock for tens to hundreds of microseconds: retry on the
+  // next turn of the event loop a few times, then every 1, 2, 4, ... 20 ms.
+  for (let attempt = 0; ; attempt += 1) {
     releaseDir = tryDirLock(options);
     if (releaseDir !== undefined) break;
     const left = deadline - performance.now();
     if (left <= 0) throw new LockTimeoutError(options.namespace, options.lockTimeout);
-    await sleep(Math.min(delay, left));
-    delay = Math.min(delay * 2, 20);
+    if (attempt < 8) await yieldToLoop();
+    else await sleep(Math.min(2 ** Math.min(attempt - 8, 4), 20, left));
   }
   if (options.woolFlock === false) return once(releaseDir);
   const flock = options.woolFlock ?? new WoolFlock(options.lockPath);

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import type { LocalNames } from './types.js';
 
-const PREFIX = 'woolrx';
 let counter = 0;
-const salt = randomBytes(4).toString('hex');
+/** `woolrx:<pid>:<salt>:` then a 9-digit counter, padded to 40 bytes; rewritten in place. */
+const marker = Buffer.alloc(40, ' ');
+const counterAt = marker.write(`woolrx:${process.pid}:${randomBytes(4).toString('hex')}:`, 'latin1');
 const open = new Map<string, number>();
 
 /**
@@ -21,20 +22,23 @@ export function ensureNotifyDir(names: LocalNames): void {
  * `<tmp>/wool-<namespace>/notify` (creating it and its directory on demand),
  * which changes its mtime like wool's touch and raises a directory event.
  *
- * The bytes written are a fresh marker, so a woolrx subscriber can tell a
- * woolrx publish (marker changed: its block writes were announced on
- * `/dev/shm` too) from a wool touch (marker unchanged: look at every block).
+ * The bytes written (`woolrx:<pid>:<salt>:<counter>`) only help whoever
+ * debugs; subscribers tell woolrx's notifications from wool's by matching
+ * them with journal records (see LocalSubscription).
  *
  * @param names The namespace's names.
+ * @param verify Check that the descriptor kept open still names the file
+ *   (the last one out may have removed it): needed only when the segment
+ *   may have been removed since the last touch.
  * @internal
  */
-export function touchNotify(names: LocalNames): void {
+export function touchNotify(names: LocalNames, verify = true): void {
   counter = (counter + 1) % 1e9;
-  const marker = Buffer.from(`${PREFIX}:${process.pid}:${salt}:${counter}`.padEnd(40, ' '), 'latin1');
+  marker.write(String(counter).padStart(9, '0'), counterAt, 'latin1');
   // One descriptor per notification file stays open; it is replaced once the
   // file was unlinked (nlink 0: the last one out removed it).
   let fd = open.get(names.notifyPath);
-  if (fd !== undefined && fstatSync(fd).nlink === 0) {
+  if (fd !== undefined && verify && fstatSync(fd).nlink === 0) {
     closeSync(fd);
     open.delete(names.notifyPath);
     fd = undefined;

@@ -2,6 +2,14 @@ import { closeSync, constants, fstatSync, openSync, unlinkSync, writeSync } from
 import { BlockExhaustedError } from '../../errors/BlockExhaustedError.js';
 import { LENGTH_PREFIX } from './layout.js';
 
+/** One buffer for every block write of this process (writes are synchronous). */
+let buffer = Buffer.alloc(4096);
+
+function scratch(size: number): Buffer {
+  if (buffer.length < size) buffer = Buffer.alloc(size);
+  return buffer;
+}
+
 function openExisting(path: string): number | undefined {
   try {
     return openSync(path, constants.O_RDWR);
@@ -53,13 +61,14 @@ export function writeBlock(path: string, payload: Uint8Array, blockSize: number,
       created = true;
       // One write sizes the new block and fills it: record, then zeros.
       // (Mode 0600 comes from open(); a umask can only narrow it.)
-      const block = Buffer.alloc(blockSize);
+      const block = scratch(blockSize);
+      block.fill(0, need, blockSize);
       block.writeUInt32LE(payload.length, 0);
       block.set(payload, LENGTH_PREFIX);
       writeSync(fd, block, 0, blockSize, 0);
       return created;
     }
-    const record = Buffer.allocUnsafe(need);
+    const record = scratch(need);
     record.writeUInt32LE(payload.length, 0);
     record.set(payload, LENGTH_PREFIX);
     writeSync(fd, record, 0, need, 0);
