@@ -42,9 +42,9 @@ function unlinkQuietly(path: string): void {
  *
  * Each publish takes the namespace lock (woolrx's lock, then wool's
  * `flock`), re-opens the segment if its name now points elsewhere, reads
- * the slot table, writes the block, the journal record and the slot,
- * touches the notification file and releases the lock — all synchronously.
- * Operations of one publisher run one at a time, in call order.
+ * the slot table, writes the block, the slot and the journal record, and
+ * releases the lock — all synchronously — then touches the notification
+ * file. Operations of one publisher run one at a time, in call order.
  * @internal
  */
 export class LocalPublisher implements WorkerPublisher {
@@ -155,7 +155,7 @@ export class LocalPublisher implements WorkerPublisher {
   /**
    * Runs `section` under the namespace lock with the current segment
    * (created when `create` and missing), retrying while the segment is not
-   * ready; touches the notification file (before releasing) if `section` changed anything.
+   * ready; then touches the notification file if `section` changed anything.
    */
   async #locked(section: (segment: SegmentFile | undefined) => boolean, create = true): Promise<void> {
     const deadline = performance.now() + this.#settings.lockTimeout;
@@ -163,14 +163,9 @@ export class LocalPublisher implements WorkerPublisher {
       const release = await acquireNamespaceLock(this.#lockOptions);
       this.#everLocked = true;
       let notReady = false;
+      let changed = false;
       try {
-        // Notify before releasing: subscribers wake up a little sooner and
-        // find the change complete (they read without the lock). A section
-        // that changed something appended exactly one journal record: one
-        // record, one notification (see LocalSubscription).
-        // The notification file is removed only with the segment: check it
-        // is still there only if the segment had to be (re)opened.
-        if (section(this.#currentSegment(create))) touchNotify(this.#names, this.#segmentReopened);
+        changed = section(this.#currentSegment(create));
       } catch (error) {
         if (!(error instanceof NotReady)) throw error;
         notReady = true;
@@ -187,6 +182,15 @@ export class LocalPublisher implements WorkerPublisher {
         await sleep(2);
         continue;
       }
+      // A section that changed something appended exactly one journal
+      // record: one record, one notification (see LocalSubscription). After
+      // releasing: the notification file lives on the temp directory's file
+      // system, often a journaling disk one where each write takes a journal
+      // handle (~0.1 ms, more during a commit), and woolrx subscribers do not
+      // wait for it — they wake up on the journal itself, in /dev/shm. The
+      // file is removed only with the segment: it is re-checked only if the
+      // segment had to be (re)opened.
+      if (changed) touchNotify(this.#names, this.#segmentReopened);
       return;
     }
   }

@@ -126,6 +126,8 @@ export class LocalSubscription {
   #dirWatcher: FSWatcher | undefined;
   /** A watch on the notification file itself (see #matchNotifications). */
   #fileWatcher: FSWatcher | undefined;
+  /** A watch on the journal: woolrx's changes wake the subscriber from /dev/shm, before their (slower) notification. */
+  #journalWatcher: FSWatcher | undefined;
   #dirIno = -1;
   #poll: NodeJS.Timeout | undefined;
 
@@ -175,6 +177,7 @@ export class LocalSubscription {
     this.#stopped = true;
     this.#dirWatcher?.close();
     this.#fileWatcher?.close();
+    this.#journalWatcher?.close();
     this.#journal?.close();
     this.#journal = undefined;
     if (this.#poll !== undefined) clearInterval(this.#poll);
@@ -252,6 +255,27 @@ export class LocalSubscription {
       this.#fileWatcher.on('error', () => undefined);
     } catch {
       // Not there (yet): its creation raises a directory event.
+    }
+  }
+
+  /**
+   * Watches the journal: a woolrx publish wakes the subscriber as soon as its
+   * record is written (tmpfs), not when its notification is (the temp
+   * directory's file system, often a journaling disk one). Removed with the
+   * journal: a removal is looked into (the journal is re-opened on the next
+   * reconciliation).
+   */
+  #watchJournal(): void {
+    this.#journalWatcher?.close();
+    this.#journalWatcher = undefined;
+    try {
+      this.#journalWatcher = watch(this.#names.journalPath, { persistent: false }, (type) => {
+        if (type === 'rename') this.#checkSegment = true;
+        this.#schedule();
+      });
+      this.#journalWatcher.on('error', () => undefined);
+    } catch {
+      // Removed meanwhile: its successor is found through the notification.
     }
   }
 
@@ -404,10 +428,13 @@ export class LocalSubscription {
     if (journal !== undefined && verify && !journal.isLinked()) {
       journal.close();
       journal = this.#journal = undefined;
+      this.#journalWatcher?.close();
+      this.#journalWatcher = undefined;
     }
     if (journal === undefined) {
       journal = this.#journal = Journal.openForRead(this.#names.journalPath);
       if (journal === undefined) return true;
+      this.#watchJournal();
       if (journal.epoch !== this.#journalEpoch) {
         // A journal created (or re-created) since we last looked: all of it
         // is news, and each of its records is owed a notification.
