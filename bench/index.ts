@@ -1,5 +1,8 @@
 /**
- * Benchmark runner: `npm run bench -- [--suite core|local|lan|etcd|all, or a comma list] [--workers N] [--json] [--report]`.
+ * Benchmark runner: `npm run bench -- [--suite core|local|lan|etcd|all, or a comma list] [--workers N] [--runs R] [--json] [--report]`.
+ *
+ * `--runs R` (local suite; default 3): repeat the measurement R times and
+ * report the median of each figure.
  *
  * Prints a readable table per suite; with `--json`, the last line of output
  * is one JSON object per the issue contracts (for `--suite local`:
@@ -26,6 +29,7 @@ const { values } = parseArgs({
   options: {
     suite: { type: 'string', default: 'all' },
     workers: { type: 'string' },
+    runs: { type: 'string' },
     json: { type: 'boolean', default: false },
     report: { type: 'boolean' },
   },
@@ -40,7 +44,7 @@ const SUITES = ['core', 'local', 'lan', 'etcd'] as const;
 type Suite = (typeof SUITES)[number];
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--json] [--report]\n`);
+  process.stderr.write(`${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--runs R] [--json] [--report]\n`);
   process.exit(2);
 }
 
@@ -55,6 +59,9 @@ const workersArg = values.workers === undefined ? undefined : Number(values.work
 if (workersArg !== undefined && !(Number.isSafeInteger(workersArg) && workersArg > 0)) {
   usage(`--workers must be a positive integer, got ${values.workers}`);
 }
+
+const runsArg = values.runs === undefined ? 3 : Number(values.runs);
+if (!(Number.isSafeInteger(runsArg) && runsArg > 0)) usage(`--runs must be a positive integer, got ${values.runs}`);
 
 const tables: ReportTable[] = [];
 let currentSuite = '';
@@ -84,12 +91,18 @@ async function runCore(): Promise<Record<string, unknown>> {
 async function runLocal(): Promise<Record<string, unknown>> {
   const { benchLocal } = await import('./local/bench.js');
   const workers = workersArg ?? 1_000;
-  const result = await benchLocal({ workers });
-  printTable(`local: add → event, ${workers} workers, publisher and subscriber in separate processes`, [
-    { name: 'p50', value: result.p50_us, unit: 'µs' },
-    { name: 'p99', value: result.p99_us, unit: 'µs' },
-    { name: 'subscriber CPU per event', value: result.cpu_us_per_event, unit: 'µs' },
-  ]);
+  const result = await benchLocal({ workers, runs: runsArg });
+  const each = (key: 'p50_us' | 'p99_us'): string => result.runs.map((r) => r[key]).join(', ');
+  printTable(
+    `local: add → event, ${workers} workers, publisher and subscriber in separate processes (median of ${result.runs.length} runs)`,
+    [
+      { name: `p50 (runs: ${each('p50_us')})`, value: result.p50_us, unit: 'µs' },
+      { name: `p99 (runs: ${each('p99_us')})`, value: result.p99_us, unit: 'µs' },
+      { name: 'subscriber CPU per event', value: result.cpu_us_per_event, unit: 'µs' },
+      { name: 'host stalls > 1 ms (busy loop, before the runs)', value: result.host_stalls_per_s, unit: 'per s' },
+      { name: 'longest host stall', value: result.host_max_stall_us, unit: 'µs' },
+    ],
+  );
   return { ...result };
 }
 
@@ -146,7 +159,7 @@ for (const suite of suites) {
     if (suite === 'local') {
       const { benchLocal } = await import('./local/bench.js');
       for (const workers of LATENCY_SWEEP) {
-        const result = await benchLocal({ workers });
+        const result = await benchLocal({ workers, runs: runsArg });
         process.stdout.write(`  local sweep: ${workers} workers: p50 ${result.p50_us.toFixed(0)} µs, p99 ${result.p99_us.toFixed(0)} µs\n`);
         latency.push({ workers, p50_us: result.p50_us, p99_us: result.p99_us });
       }

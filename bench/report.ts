@@ -111,7 +111,7 @@ export function renderReportMarkdown(report: BenchReport, chart = 'images/local-
       '## Local backend: add → event latency against registered workers',
       '',
       'A publisher and a subscriber in separate processes on one host; each point is',
-      'one `benchLocal({ workers: N })` run (bench/local/bench.ts).',
+      'the median of `benchLocal({ workers: N, runs })` runs (bench/local/bench.ts).',
       '',
       `![local add → event latency, p50 and p99, against the number of registered workers](${chart})`,
       '',

@@ -8,6 +8,16 @@
  * each `worker-added` arrives. Latency = arrival − start, per worker.
  * Subscriber CPU (user + system) from the first add to the N-th event,
  * divided by N, is the CPU cost per event.
+ *
+ * Both children run a full GC (`--expose-gc`) just before the timed phase,
+ * so that their start-up garbage (module loading) is not collected inside
+ * it; collections caused by the measured work still are. The whole
+ * measurement is repeated `runs` times (fresh processes, fresh namespace)
+ * and the median of each figure is reported, with every run's figures.
+ * Before the runs, a 1 s busy loop measures how often the host itself
+ * stops this process for more than a millisecond (a virtual machine whose
+ * vCPUs are preempted does): such stalls land in the tail of any latency
+ * measured here, and the report says how many there were.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -16,20 +26,29 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-/** Result of {@link benchLocal}. */
-export interface LocalBenchResult {
-  suite: 'local';
-  workers: number;
+/** Figures of one run of {@link benchLocal}. */
+export interface LocalRun {
   p50_us: number;
   p99_us: number;
   cpu_us_per_event: number;
+}
+
+/** Result of {@link benchLocal}: the median of each figure over the runs, and every run. */
+export interface LocalBenchResult extends LocalRun {
+  suite: 'local';
+  workers: number;
+  runs: LocalRun[];
+  /** Host stalls (this process not running for > 1 ms) per second, measured before the runs. */
+  host_stalls_per_s: number;
+  /** The longest such stall, µs. */
+  host_max_stall_us: number;
 }
 
 function spawnChild(script: string, args: string[]): { child: ChildProcess; next: (key: string) => Promise<Record<string, unknown>> } {
   // WOOLRX_BENCH_PROF=<script> writes a V8 CPU profile of that child to ./bench-profiles.
   const profile = process.env['WOOLRX_BENCH_PROF'] === script ? ['--cpu-prof', '--cpu-prof-dir=bench-profiles'] : [];
   const child = fork(join(HERE, script), args, {
-    execArgv: ['--import', 'tsx', ...profile],
+    execArgv: ['--import', 'tsx', '--expose-gc', ...profile],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const inbox: Record<string, unknown>[] = [];
@@ -54,13 +73,51 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[index] ?? Number.NaN;
 }
 
+function median(values: readonly number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 50);
+}
+
+/**
+ * How often the host stops this process: a busy loop reading the monotonic
+ * clock for `ms` milliseconds, counting gaps longer than 1 ms.
+ */
+function hostStalls(ms = 1000): { perSecond: number; maxUs: number } {
+  const start = process.hrtime.bigint();
+  const end = start + BigInt(ms) * 1_000_000n;
+  let last = start;
+  let stalls = 0;
+  let max = 0n;
+  for (let now = start; now < end; now = process.hrtime.bigint()) {
+    const gap = now - last;
+    if (gap > 1_000_000n) stalls += 1;
+    if (gap > max) max = gap;
+    last = now;
+  }
+  return { perSecond: stalls / (ms / 1000), maxUs: Number(max / 1000n) };
+}
+
 /**
  * Runs the local add → event benchmark.
- * @param opts `workers`: how many workers to register (and the namespace capacity).
- * @returns p50/p99 latency in µs and subscriber CPU µs per event.
+ * @param opts `workers`: how many workers to register (and the namespace capacity); `runs`: how many times (default 3).
+ * @returns The median p50/p99 latency in µs and subscriber CPU µs per event over the runs, every run, and the host's stalls.
  */
-export async function benchLocal(opts: { workers: number }): Promise<LocalBenchResult> {
-  const workers = opts.workers;
+export async function benchLocal(opts: { workers: number; runs?: number }): Promise<LocalBenchResult> {
+  const host = hostStalls();
+  const runs: LocalRun[] = [];
+  for (let i = 0; i < (opts.runs ?? 3); i += 1) runs.push(await runOnce(opts.workers));
+  return {
+    suite: 'local',
+    workers: opts.workers,
+    p50_us: median(runs.map((r) => r.p50_us)),
+    p99_us: median(runs.map((r) => r.p99_us)),
+    cpu_us_per_event: median(runs.map((r) => r.cpu_us_per_event)),
+    runs,
+    host_stalls_per_s: host.perSecond,
+    host_max_stall_us: host.maxUs,
+  };
+}
+
+async function runOnce(workers: number): Promise<LocalRun> {
   const namespace = `woolrx-bench-${process.pid}-${randomUUID().slice(0, 8)}`;
   const subscriber = spawnChild('subscriberProcess.ts', [namespace, String(workers)]);
   const publisher = spawnChild('publisherProcess.ts', [namespace, String(workers), '1']);
@@ -82,8 +139,6 @@ export async function benchLocal(opts: { workers: number }): Promise<LocalBenchR
       })
       .sort((a, b) => a - b);
     return {
-      suite: 'local',
-      workers,
       p50_us: Math.round(percentile(latencies, 50)),
       p99_us: Math.round(percentile(latencies, 99)),
       cpu_us_per_event: Math.round((cpuUs / workers) * 10) / 10,
