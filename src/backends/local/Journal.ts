@@ -11,6 +11,16 @@ export const JOURNAL_RECORDS = 512;
 /** Payload length meaning "too large for the journal: read the worker's block". */
 export const SEE_BLOCK = 0xffffffff;
 
+/** A u64 LE below 2^53 as a number (no BigInt: this runs for every record). */
+function readU64(buffer: Buffer, offset: number): number {
+  return buffer.readUInt32LE(offset) + buffer.readUInt32LE(offset + 4) * 0x1_0000_0000;
+}
+
+function writeU64(buffer: Buffer, offset: number, value: number): void {
+  buffer.writeUInt32LE(value % 0x1_0000_0000, offset);
+  buffer.writeUInt32LE(Math.floor(value / 0x1_0000_0000), offset + 4);
+}
+
 /** Kinds of journal record. @internal */
 export const JOURNAL_ADDED = 1;
 export const JOURNAL_UPDATED = 2;
@@ -136,7 +146,7 @@ export class Journal {
   /** @returns The next sequence number to be written. */
   head(): number {
     readSync(this.fd, this.#header, 16, 8, 16);
-    return Number(this.#header.readBigUInt64LE(16));
+    return readU64(this.#header, 16);
   }
 
   /** @returns Whether the file still has a name (it is unlinked by the last one out). */
@@ -158,7 +168,7 @@ export class Journal {
     const size = RECORD_HEADER + (fits ? length : 0);
     const record = this.#scratch;
     record.fill(0, 0, RECORD_HEADER);
-    record.writeBigUInt64LE(BigInt(seq), 0);
+    writeU64(record, 0, seq);
     record.writeUInt8(type, 8);
     record.writeUInt32LE(fits ? length : SEE_BLOCK, 12);
     uid.copy(record, 16, 0, 16);
@@ -166,7 +176,7 @@ export class Journal {
     if (fits && payload !== undefined) record.set(payload, RECORD_HEADER);
     writeSync(this.fd, record, 0, size, HEADER_SIZE + (seq % this.count) * this.recordSize);
     const head = this.#header;
-    head.writeBigUInt64LE(BigInt(seq + 1), 16);
+    writeU64(head, 16, seq + 1);
     writeSync(this.fd, head, 16, 8, 16);
   }
 
@@ -178,7 +188,7 @@ export class Journal {
   read(seq: number): JournalRecord | undefined {
     const scratch = this.#scratch;
     const n = readSync(this.fd, scratch, 0, this.recordSize, HEADER_SIZE + (seq % this.count) * this.recordSize);
-    if (n < RECORD_HEADER || Number(scratch.readBigUInt64LE(0)) !== seq) return undefined;
+    if (n < RECORD_HEADER || readU64(scratch, 0) !== seq) return undefined;
     const type = scratch.readUInt8(8);
     const length = scratch.readUInt32LE(12);
     const uid = Buffer.from(scratch.subarray(16, 32));

@@ -24,7 +24,7 @@ const MAX_OPEN_BLOCKS = 4096;
 /** Blocks re-read per fallback poll tick (round-robin), so a tick stays short at any size. */
 const POLL_BLOCKS = 64;
 /** Blocks compared per turn of the event loop while sweeping, so that woolrx events are never held behind a sweep. */
-const SWEEP_SLICE = 16;
+const SWEEP_SLICE = 4;
 /** Slot-table regions at most this large are compared slot by slot. */
 const LEAF_BYTES = 256;
 
@@ -282,11 +282,13 @@ export class LocalSubscription {
   #schedule(): void {
     if (this.#scheduled || this.#stopped) return;
     this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#scan();
-    });
+    setImmediate(this.#onImmediate);
   }
+
+  readonly #onImmediate = (): void => {
+    this.#scheduled = false;
+    this.#scan();
+  };
 
   #warn(message: string, error: unknown): void {
     this.#diagnostics.next({ kind: 'warning', namespace: this.#names.namespace, message, error });
