@@ -9,9 +9,12 @@
  * Subscriber CPU (user + system) from the first add to the N-th event,
  * divided by N, is the CPU cost per event.
  *
- * Both children run a full GC (`--expose-gc`) just before the timed phase,
- * so that their start-up garbage (module loading) is not collected inside
- * it; collections caused by the measured work still are. The whole
+ * Before the timed phase the publisher adds and drops 200 other workers,
+ * untimed, so that both processes run the measured code warm (JIT), as a
+ * long-running pool does. Both children then run a full GC
+ * (`--expose-gc`), so that their start-up garbage (module loading) is not
+ * collected inside the timed phase; collections caused by the measured
+ * work still are. The whole
  * measurement is repeated `runs` times (fresh processes, fresh namespace)
  * and the median of each figure is reported, with every run's figures.
  * Before the runs, a 1 s busy loop measures how often the host itself
@@ -25,6 +28,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+/** Untimed add/drop pairs before the timed phase. */
+const WARMUP = 200;
 
 /** Figures of one run of {@link benchLocal}. */
 export interface LocalRun {
@@ -119,10 +124,12 @@ export async function benchLocal(opts: { workers: number; runs?: number }): Prom
 
 async function runOnce(workers: number): Promise<LocalRun> {
   const namespace = `woolrx-bench-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const subscriber = spawnChild('subscriberProcess.ts', [namespace, String(workers)]);
+  const subscriber = spawnChild('subscriberProcess.ts', [namespace, String(workers), String(WARMUP)]);
   const publisher = spawnChild('publisherProcess.ts', [namespace, String(workers), '1']);
   try {
     await Promise.all([subscriber.next('ready'), publisher.next('ready')]);
+    publisher.child.send({ op: 'warmup', count: WARMUP });
+    await Promise.all([subscriber.next('warm'), publisher.next('warmed')]);
     subscriber.child.send({ op: 'start' });
     await subscriber.next('started');
     publisher.child.send({ op: 'run' });

@@ -11,9 +11,19 @@ const count = Number(countArg);
 const gap = Number(gapArg);
 const publisher = localDiscovery(namespace, { capacity: count, pollInterval: false }).publisher();
 
-process.on('message', (message: { op: string }) => {
+process.on('message', (message: { op: string; count?: number }) => {
   void (async () => {
-    if (message.op === 'run') {
+    if (message.op === 'warmup') {
+      // Untimed: the same code paths, so that the timed phase runs warm (JIT).
+      for (let i = 0; i < (message.count ?? 0); i += 1) {
+        const worker = workerInfo({ uid: randomUUID(), address: `127.0.0.1:${9_000 + (i % 1_000)}`, pid: process.pid, version: '0' });
+        await publisher.publish('worker-added', worker);
+        await sleep(gap);
+        await publisher.publish('worker-dropped', worker);
+        await sleep(gap);
+      }
+      process.send?.({ warmed: true });
+    } else if (message.op === 'run') {
       // Start-up garbage (module loading) is collected now, not inside the timed phase.
       (globalThis as { gc?: () => void }).gc?.();
       const starts: [string, string][] = [];

@@ -1,10 +1,13 @@
 // Bench child: subscribes to the namespace and records, per worker uid, the
 // CLOCK_MONOTONIC time (process.hrtime) its worker-added event arrived.
-// argv[2]: namespace, argv[3]: expected workers. Talks to the parent over IPC.
+// argv[2]: namespace, argv[3]: expected workers, argv[4]: warm-up add/drop
+// pairs to see first (not recorded). Talks to the parent over IPC.
 import { localDiscovery } from '../../src/backends/local/index.js';
 
-const [namespace = '', countArg = '0'] = process.argv.slice(2);
+const [namespace = '', countArg = '0', warmupArg = '0'] = process.argv.slice(2);
 const expected = Number(countArg);
+const warmup = Number(warmupArg);
+let warmDrops = 0;
 const arrivals = new Map<string, bigint>();
 let cpuStart: NodeJS.CpuUsage | undefined;
 let cpuAtEnd: NodeJS.CpuUsage | undefined;
@@ -12,6 +15,10 @@ let cpuAtEnd: NodeJS.CpuUsage | undefined;
 const subscription = localDiscovery(namespace, { capacity: expected })
   .events()
   .subscribe((event) => {
+    if (warmDrops < warmup) {
+      if (event.type === 'worker-dropped' && ++warmDrops === warmup) process.send?.({ warm: true });
+      return;
+    }
     if (event.type !== 'worker-added') return;
     arrivals.set(event.worker.uid, process.hrtime.bigint());
     if (arrivals.size === expected) {
