@@ -415,8 +415,12 @@ export class LocalSubscription {
    */
   #journalMoved(): boolean {
     const journal = this.#journal;
-    if (journal === undefined) return statSync(this.#names.journalPath, { throwIfNoEntry: false }) !== undefined;
-    return journal.head() !== this.#journalSeq;
+    if (journal !== undefined) return journal.head() !== this.#journalSeq;
+    // None open: one appeared (it will be applied first), or there is none
+    // usable (missing, or of another format: nothing to wait for).
+    const appeared = Journal.openForRead(this.#names.journalPath);
+    appeared?.close();
+    return appeared !== undefined;
   }
 
   /**

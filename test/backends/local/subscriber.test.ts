@@ -1,7 +1,7 @@
 // Subscriber behaviour across real processes and real shared memory.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, openSync, readFileSync, writeSync, closeSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync, closeSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { blockName } from '../../../src/backends/local/blockName.js';
@@ -272,6 +272,33 @@ describe('local subscriber', () => {
     await waitFor(() => state().size === 0, 'withdrawal');
     await child.call({ op: 'stop' });
     assert.equal(await child.exited, 0);
+  });
+
+  it('works without a journal when the journal file there has another format (an older woolrx): changes are found by scanning', async () => {
+    const namespace = uniqueNamespace('oldjournal');
+    const a = makeWorker();
+    const b = makeWorker();
+    track(namespace, a.uid, b.uid);
+    const lockDir = join('/dev/shm', `woolrx-lock-${shortHash(namespace)}`);
+    mkdirSync(lockDir, { recursive: true, mode: 0o700 });
+    const foreign = Buffer.alloc(4096);
+    foreign.write('WRXJ', 0, 'latin1'); // format 1's magic
+    writeFileSync(join(lockDir, 'journal'), foreign, { mode: 0o600 });
+    const discovery = localDiscovery(namespace, { pollInterval: false });
+    const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+    const publisher = await publisherChild(namespace);
+    await publisher.call({ op: 'publish', type: 'worker-added', worker: a });
+    await publisher.call({ op: 'publish', type: 'worker-added', worker: b });
+    await waitFor(() => recorder.workers.size === 2, 'both workers, without a journal');
+    await publisher.call({ op: 'publish', type: 'worker-updated', worker: workerInfo({ ...a, version: '2' }) });
+    await waitFor(() => recorder.workers.get(a.uid)?.version === '2', 'the update, without a journal');
+    await publisher.call({ op: 'publish', type: 'worker-dropped', worker: b });
+    await waitFor(() => !recorder.workers.has(b.uid), 'the drop, without a journal');
+    assert.deepEqual(readFileSync(join(lockDir, 'journal')).subarray(0, 4).toString('latin1'), 'WRXJ', 'the foreign file is left alone');
+    assert.deepEqual(recorder.diagnostics.filter((d) => d.kind === 'malformed-record'), []);
+    await publisher.call({ op: 'exit' });
+    await waitFor(() => recorder.workers.size === 0, 'withdrawal');
+    recorder.stop();
   });
 
   it('filters: events(predicate) turns workers entering and leaving the filter into added and dropped', async () => {
