@@ -59,19 +59,22 @@ function isAlive(pid: number): boolean {
 /**
  * One subscription to a local namespace: watches, replays, reconciles, emits.
  *
- * It watches the notification directory only (every publisher touches
- * `notify` after each change). Finding what changed costs what changed, not
- * what exists:
+ * It watches the journal (woolrx's changes, in /dev/shm), the notification
+ * directory (every publisher, wool's too, touches `notify` after each
+ * change) and the notification file itself (see #watchNotifyFile). Finding
+ * what changed costs what changed, not what exists:
  * - woolrx publishes are replayed from the journal: one read of its head,
- *   one read per record, each record decoded once;
- * - a notification that finds the journal unchanged came from wool (which
- *   writes through mmap and keeps no journal): then, and on the fallback
- *   poll, the subscriber reconciles with the segment — the slot table in one
- *   positioned read, compared with the previous one by bisection (native
- *   `memcmp`) so only changed slots are looked at, and blocks compared byte
- *   for byte with the last bytes seen (read twice, to reject a torn read),
- *   decoded only if they differ. The poll compares a round-robin slice of
- *   blocks per tick.
+ *   one read per record, each record decoded once; the records' slots keep
+ *   the mirror of the slot table current;
+ * - a notification left over once every journal record has been matched
+ *   with one (see #matchNotifications) came from wool, which writes through
+ *   mmap and keeps no journal: then, and on the fallback poll, the
+ *   subscriber reconciles with the segment — the slot table in one
+ *   positioned read, compared with the mirror by bisection (native
+ *   `memcmp`) so only changed slots are looked at — and sweeps the blocks,
+ *   a few per turn of the event loop, comparing each byte for byte with the
+ *   bytes last seen and decoding only those that differ. The poll sweeps a
+ *   round-robin slice of blocks per tick.
  * @internal
  */
 export class LocalSubscription {
