@@ -465,16 +465,22 @@ export class LocalSubscription {
     if (head === from) return true;
     this.#journalSeq = head;
     if (head < from || head - from > journal.count) return false;
+    const records: JournalRecord[] = [];
     for (let seq = from; seq < head; seq += 1) {
       const record = journal.read(seq);
       if (record === undefined) return false;
+      records.push(record);
+    }
+    // Records overwritten while we read them cannot be trusted, so none is
+    // applied before this check. While the writer is rewriting slot `from`
+    // with record `from + count`, the head still reads `from + count`: so
+    // equality already means "maybe torn".
+    if (journal.head() - from >= journal.count) return false;
+    for (const record of records) {
       this.#applyRecord(record, fresh);
       if (this.#stopped) return true;
     }
-    // Records overwritten while we read them cannot be trusted. While the
-    // writer is rewriting slot `from` with record `from + count`, the head
-    // still reads `from + count`: so equality already means "maybe torn".
-    return journal.head() - from < journal.count;
+    return true;
   }
 
   #applyRecord(record: JournalRecord, fresh: Set<Entry>): void {
