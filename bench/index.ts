@@ -99,6 +99,8 @@ async function runLocal(): Promise<Record<string, unknown>> {
       { name: `p50 (runs: ${each('p50_us')})`, value: result.p50_us, unit: 'µs' },
       { name: `p99 (runs: ${each('p99_us')})`, value: result.p99_us, unit: 'µs' },
       { name: 'subscriber CPU per event', value: result.cpu_us_per_event, unit: 'µs' },
+      { name: 'floor p50 (pwrite in /dev/shm → fs.watch in another process)', value: result.floor_p50_us, unit: 'µs' },
+      { name: 'floor p99', value: result.floor_p99_us, unit: 'µs' },
       { name: 'host stalls > 1 ms (busy loop, before the runs)', value: result.host_stalls_per_s, unit: 'per s' },
       { name: 'longest host stall', value: result.host_max_stall_us, unit: 'µs' },
     ],

@@ -23,6 +23,7 @@
  * measured here, and the report says how many there were.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,10 @@ export interface LocalBenchResult extends LocalRun {
   host_stalls_per_s: number;
   /** The longest such stall, µs. */
   host_max_stall_us: number;
+  /** The platform's floor (see {@link benchLocalFloor}), median of the runs: p50, µs. */
+  floor_p50_us: number;
+  /** The floor's p99, µs. */
+  floor_p99_us: number;
 }
 
 function spawnChild(script: string, args: string[]): { child: ChildProcess; next: (key: string) => Promise<Record<string, unknown>> } {
@@ -109,7 +114,11 @@ function hostStalls(ms = 1000): { perSecond: number; maxUs: number } {
 export async function benchLocal(opts: { workers: number; runs?: number }): Promise<LocalBenchResult> {
   const host = hostStalls();
   const runs: LocalRun[] = [];
-  for (let i = 0; i < (opts.runs ?? 3); i += 1) runs.push(await runOnce(opts.workers));
+  const floors: LocalRun[] = [];
+  for (let i = 0; i < (opts.runs ?? 3); i += 1) {
+    runs.push(await runOnce(opts.workers));
+    floors.push(await benchLocalFloor(opts.workers));
+  }
   return {
     suite: 'local',
     workers: opts.workers,
@@ -119,7 +128,39 @@ export async function benchLocal(opts: { workers: number; runs?: number }): Prom
     runs,
     host_stalls_per_s: host.perSecond,
     host_max_stall_us: host.maxUs,
+    floor_p50_us: median(floors.map((r) => r.p50_us)),
+    floor_p99_us: median(floors.map((r) => r.p99_us)),
   };
+}
+
+/**
+ * The platform's floor under the add → event path: one `pwrite` of a
+ * sequence number to a file in /dev/shm in one process, seen through
+ * `fs.watch` in another (bench/local/floorProcess.ts), `writes` times, 1 ms
+ * apart, after the same warm-up and GC as the real runs. No lock, no
+ * journal, no decode: what any Node.js implementation of a cross-process
+ * wake-up pays on this machine.
+ * @param writes How many timed writes.
+ * @returns p50/p99 write → event latency in µs (no CPU figure: `cpu_us_per_event` is 0).
+ */
+export async function benchLocalFloor(writes: number): Promise<LocalRun> {
+  const path = join('/dev/shm', `woolrx-bench-floor-${process.pid}-${randomUUID().slice(0, 8)}`);
+  writeFileSync(path, Buffer.alloc(4), { mode: 0o600 });
+  try {
+    const watcher = spawnChild('floorProcess.ts', ['watcher', path, String(writes), String(2 * WARMUP)]);
+    await watcher.next('ready');
+    const writer = spawnChild('floorProcess.ts', ['writer', path, String(writes), String(2 * WARMUP)]);
+    await writer.next('ready');
+    writer.child.send({ op: 'run' });
+    const [{ starts }, { arrivals }] = (await Promise.all([writer.next('starts'), watcher.next('arrivals')])) as [
+      { starts: string[] },
+      { arrivals: string[] },
+    ];
+    const latencies = starts.map((start, i) => Number(BigInt(arrivals[i] ?? start) - BigInt(start)) / 1000).sort((a, b) => a - b);
+    return { p50_us: Math.round(percentile(latencies, 50)), p99_us: Math.round(percentile(latencies, 99)), cpu_us_per_event: 0 };
+  } finally {
+    rmSync(path, { force: true });
+  }
 }
 
 async function runOnce(workers: number): Promise<LocalRun> {
