@@ -1,5 +1,5 @@
 import { checkPublish } from '../../discovery/checkPublish.js';
-import { closeSync, unlinkSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Subject } from 'rxjs';
@@ -238,34 +238,27 @@ export class LocalPublisher implements WorkerPublisher {
     const bytes = uidBytes(uid);
     const path = join(this.#names.shmDir, blockName(uid));
     const slot = findSlot(this.#table, length, bytes);
-    // The block's descriptor is closed after the record is written: the
-    // close is not on the subscribers' critical path.
-    const opened: number[] = [];
+    if (slot >= 0) {
+      writeBlock(path, payload, this.#settings.blockSize, uid, false);
+      if (type === 'worker-added') this.#registered.add(uid);
+      this.#journalFor()?.append(type === 'worker-added' ? JOURNAL_ADDED : JOURNAL_UPDATED, bytes, slot, payload);
+      return true;
+    }
+    if (type === 'worker-updated') throw new WorkerNotFoundError(uid, this.namespace);
+    const free = findSlot(this.#table, length, FREE_SLOT);
+    if (free < 0) throw new CapacityExhaustedError(capacity, this.namespace);
+    writeBlock(path, payload, this.#settings.blockSize, uid, true);
+    let slotWritten = false;
     try {
-      if (slot >= 0) {
-        writeBlock(path, payload, this.#settings.blockSize, uid, false, opened);
-        if (type === 'worker-added') this.#registered.add(uid);
-        this.#journalFor()?.append(type === 'worker-added' ? JOURNAL_ADDED : JOURNAL_UPDATED, bytes, slot, payload);
-        return true;
-      }
-      if (type === 'worker-updated') throw new WorkerNotFoundError(uid, this.namespace);
-      const free = findSlot(this.#table, length, FREE_SLOT);
-      if (free < 0) throw new CapacityExhaustedError(capacity, this.namespace);
-      writeBlock(path, payload, this.#settings.blockSize, uid, true, opened);
-      let slotWritten = false;
-      try {
-        // Block, slot, then the record: a subscriber applying the record
-        // finds the segment already showing it.
-        segment.writeSlot(free, bytes);
-        slotWritten = true;
-        this.#journalFor()?.append(JOURNAL_ADDED, bytes, free, payload);
-      } catch (error) {
-        if (slotWritten) segment.writeSlot(free, FREE_SLOT);
-        unlinkQuietly(path);
-        throw error;
-      }
-    } finally {
-      for (const fd of opened) closeSync(fd);
+      // Block, slot, then the record: a subscriber applying the record
+      // finds the segment already showing it.
+      segment.writeSlot(free, bytes);
+      slotWritten = true;
+      this.#journalFor()?.append(JOURNAL_ADDED, bytes, free, payload);
+    } catch (error) {
+      if (slotWritten) segment.writeSlot(free, FREE_SLOT);
+      unlinkQuietly(path);
+      throw error;
     }
     this.#registered.add(uid);
     return true;

@@ -36,21 +36,11 @@ function openExisting(path: string): number | undefined {
  * @param blockSize Size of a block this process creates.
  * @param uid The worker (for the error).
  * @param fresh Whether this is a new registration.
- * @param opened When given, the block's descriptor is left open and pushed
- *   here, for the caller to close once done (later, off its critical path);
- *   on failure it is closed here all the same.
  * @returns `true` if a block was created (the caller unlinks it if the rest fails).
  * @throws {BlockExhaustedError} When the record does not fit.
  * @internal
  */
-export function writeBlock(
-  path: string,
-  payload: Uint8Array,
-  blockSize: number,
-  uid: string,
-  fresh: boolean,
-  opened?: number[],
-): boolean {
+export function writeBlock(path: string, payload: Uint8Array, blockSize: number, uid: string, fresh: boolean): boolean {
   const need = LENGTH_PREFIX + payload.length;
   let fd = fresh ? undefined : openExisting(path);
   let created = false;
@@ -76,13 +66,13 @@ export function writeBlock(
       block.writeUInt32LE(payload.length, 0);
       block.set(payload, LENGTH_PREFIX);
       writeSync(fd, block, 0, blockSize, 0);
+      return created;
     }
-    if (!created) {
-      const record = scratch(need);
-      record.writeUInt32LE(payload.length, 0);
-      record.set(payload, LENGTH_PREFIX);
-      writeSync(fd, record, 0, need, 0);
-    }
+    const record = scratch(need);
+    record.writeUInt32LE(payload.length, 0);
+    record.set(payload, LENGTH_PREFIX);
+    writeSync(fd, record, 0, need, 0);
+    return created;
   } catch (error) {
     if (created) {
       try {
@@ -91,10 +81,8 @@ export function writeBlock(
         // Best effort: the block never became visible through a slot.
       }
     }
-    if (fd !== undefined) closeSync(fd);
     throw error;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  if (opened === undefined) closeSync(fd);
-  else opened.push(fd);
-  return created;
 }
