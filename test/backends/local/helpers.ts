@@ -15,6 +15,21 @@ import { workerInfo } from '../../../src/model/workerInfo.js';
 import { blockName } from '../../../src/backends/local/blockName.js';
 import { decodeWorker } from '../../../src/codec/decodeWorker.js';
 import { shortHash } from '../../../src/backends/local/shortHash.js';
+import { LockTimeoutError } from '../../../src/backends/local/LockTimeoutError.js';
+import { WoolrxError } from '../../../src/errors/WoolrxError.js';
+
+/** For `assert.rejects`: a LockTimeoutError naming `namespace` and `timeout` (ms), code and message included. */
+export function isLockTimeout(namespace: string, timeout: number): (error: unknown) => true {
+  return (error: unknown) => {
+    assert.ok(error instanceof LockTimeoutError);
+    assert.ok(error instanceof WoolrxError);
+    assert.equal(error.code, 'WOOLRX_LOCK_TIMEOUT');
+    assert.equal(error.namespace, namespace);
+    assert.equal(error.timeout, timeout);
+    assert.match(error.message, new RegExp(`${namespace}.*${timeout} ms`));
+    return true;
+  };
+}
 
 export const CHILDREN = join(dirname(fileURLToPath(import.meta.url)), 'children');
 export const TMP = realpathSync(tmpdir());

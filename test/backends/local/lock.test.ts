@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backends/local/index.js';
-import { WoolrxError } from '../../../src/errors/WoolrxError.js';
-import { assertClean, Child, killChildren, makeWorker, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
+import { localDiscovery, shortHash } from '../../../src/backends/local/index.js';
+import { assertClean, Child, isLockTimeout, killChildren, makeWorker, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];
 
@@ -29,15 +28,7 @@ describe('local namespace lock', () => {
     const child = await holder(namespace);
     const publisher = localDiscovery(namespace, { lockTimeout: 300, pollInterval: false }).publisher();
     const started = performance.now();
-    await assert.rejects(publisher.publish('worker-added', w), (error: unknown) => {
-      assert.ok(error instanceof LockTimeoutError);
-      assert.ok(error instanceof WoolrxError);
-      assert.equal(error.code, 'WOOLRX_LOCK_TIMEOUT');
-      assert.equal(error.namespace, namespace);
-      assert.equal(error.timeout, 300);
-      assert.match(error.message, new RegExp(`${namespace}.*300 ms`));
-      return true;
-    });
+    await assert.rejects(publisher.publish('worker-added', w), isLockTimeout(namespace, 300));
     const waited = performance.now() - started;
     assert.ok(waited >= 290 && waited < 3_000, `waited ${waited} ms`);
     assert.equal(existsSync(join('/dev/shm', shortHash(namespace))), false, 'nothing written without the lock');

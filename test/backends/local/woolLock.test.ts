@@ -9,8 +9,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backends/local/index.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
-import { WoolrxError } from '../../../src/errors/WoolrxError.js';
-import { assertClean, Child, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
+import { assertClean, Child, isLockTimeout, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const WOOLPEER = fileURLToPath(new URL('../../interop/woolpeer.py', import.meta.url));
 const used: { namespace: string; uids: string[]; woolLeftLock?: boolean }[] = [];
@@ -101,15 +100,7 @@ describe("local namespace lock ↔ wool's flock (woolpeer.py)", () => {
     const ticker = setInterval(() => (ticks += 1), 5);
     const started = performance.now();
     try {
-      await assert.rejects(publisher.publish('worker-added', w), (error: unknown) => {
-        assert.ok(error instanceof LockTimeoutError);
-        assert.ok(error instanceof WoolrxError);
-        assert.equal(error.code, 'WOOLRX_LOCK_TIMEOUT');
-        assert.equal(error.namespace, namespace);
-        assert.equal(error.timeout, 300);
-        assert.match(error.message, new RegExp(`${namespace}.*300 ms`));
-        return true;
-      });
+      await assert.rejects(publisher.publish('worker-added', w), isLockTimeout(namespace, 300));
     } finally {
       clearInterval(ticker);
     }
