@@ -59,10 +59,11 @@ function isAlive(pid: number): boolean {
 /**
  * One subscription to a local namespace: watches, replays, reconciles, emits.
  *
- * It watches the journal (woolrx's changes, in /dev/shm), the notification
- * directory (every publisher, wool's too, touches `notify` after each
- * change) and the notification file itself (see #watchNotifyFile). Finding
- * what changed costs what changed, not what exists:
+ * It watches the notification directory (every publisher, wool's and
+ * woolrx's, touches `notify` after each change, once it is done) and the
+ * notification file itself (see #watchNotifyFile); the journal is not
+ * watched (see #watchDir). Finding what changed costs what changed, not
+ * what exists:
  * - woolrx publishes are replayed from the journal: one read of its head,
  *   one read per record, each record decoded once; the records' slots keep
  *   the mirror of the slot table current;
@@ -129,8 +130,6 @@ export class LocalSubscription {
   #dirWatcher: FSWatcher | undefined;
   /** A watch on the notification file itself (see #matchNotifications). */
   #fileWatcher: FSWatcher | undefined;
-  /** A watch on the journal: woolrx's changes wake the subscriber from /dev/shm, before their (slower) notification. */
-  #journalWatcher: FSWatcher | undefined;
   #dirIno = -1;
   #poll: NodeJS.Timeout | undefined;
 
@@ -180,7 +179,6 @@ export class LocalSubscription {
     this.#stopped = true;
     this.#dirWatcher?.close();
     this.#fileWatcher?.close();
-    this.#journalWatcher?.close();
     this.#journal?.close();
     this.#journal = undefined;
     if (this.#poll !== undefined) clearInterval(this.#poll);
@@ -219,6 +217,17 @@ export class LocalSubscription {
     timer.unref();
   }
 
+  /**
+   * Watches the notification directory, then the file (#watchNotifyFile).
+   *
+   * The touch of `notify` is the last thing a woolrx publish does (after
+   * the lock is released), so the wake-up it raises finds the publisher's
+   * work done. The journal (tmpfs) is deliberately not watched: its record
+   * and head writes would wake subscribers once or twice more per publish,
+   * in the middle of the publisher's critical section. Measured (22
+   * interleaved runs, 1,000 workers): without the journal watch p50 429 vs
+   * 472 µs, p99 3.2 vs 3.7 ms, subscriber CPU 239 vs 268 µs per event.
+   */
   #watchDir(): void {
     ensureNotifyDir(this.#names);
     this.#dirWatcher?.close();
@@ -258,27 +267,6 @@ export class LocalSubscription {
       this.#fileWatcher.on('error', () => undefined);
     } catch {
       // Not there (yet): its creation raises a directory event.
-    }
-  }
-
-  /**
-   * Watches the journal: a woolrx publish wakes the subscriber as soon as its
-   * record is written (tmpfs), not when its notification is (the temp
-   * directory's file system, often a journaling disk one). Removed with the
-   * journal: a removal is looked into (the journal is re-opened on the next
-   * reconciliation).
-   */
-  #watchJournal(): void {
-    this.#journalWatcher?.close();
-    this.#journalWatcher = undefined;
-    try {
-      this.#journalWatcher = watch(this.#names.journalPath, { persistent: false }, (type) => {
-        if (type === 'rename') this.#checkSegment = true;
-        this.#schedule();
-      });
-      this.#journalWatcher.on('error', () => undefined);
-    } catch {
-      // Removed meanwhile: its successor is found through the notification.
     }
   }
 
@@ -437,13 +425,10 @@ export class LocalSubscription {
     if (journal !== undefined && verify && !journal.isLinked()) {
       journal.close();
       journal = this.#journal = undefined;
-      this.#journalWatcher?.close();
-      this.#journalWatcher = undefined;
     }
     if (journal === undefined) {
       journal = this.#journal = Journal.openForRead(this.#names.journalPath);
       if (journal === undefined) return true;
-      this.#watchJournal();
       if (journal.epoch !== this.#journalEpoch) {
         // A journal created (or re-created) since we last looked: all of it
         // is news, and each of its records is owed a notification.
