@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { acquireNamespaceLock } from '../../../src/backends/local/acquireNamespaceLock.js';
 import { blockName } from '../../../src/backends/local/blockName.js';
 import { localDiscovery } from '../../../src/backends/local/index.js';
+import { localNames } from '../../../src/backends/local/localNames.js';
 import { shortHash } from '../../../src/backends/local/shortHash.js';
 import { BlockExhaustedError } from '../../../src/errors/BlockExhaustedError.js';
 import { CapacityExhaustedError } from '../../../src/errors/CapacityExhaustedError.js';
@@ -117,6 +119,28 @@ describe('local publisher', () => {
     assert.equal(existsSync(join('/dev/shm', blockName(fresh.uid))), false, 'failed add leaves no block');
     assert.equal(takenSlots(), 1, 'failed add takes no slot');
     await publisher.close();
+  });
+
+  it('runs operations in call order: a publish made while an earlier one waits for the lock does not overtake it', async () => {
+    const { namespace, discovery, worker } = setup('order');
+    const recorder = new Recorder(discovery.events());
+    const publisher = discovery.publisher();
+    const w = worker();
+    await publisher.publish('worker-added', w);
+    await waitFor(() => recorder.workers.has(w.uid), 'added');
+    const release = await acquireNamespaceLock({ ...localNames(namespace, TMP), lockTimeout: 5_000, lockStale: 10_000 });
+    const dropped = publisher.publish('worker-dropped', w); // the lock is busy: it waits
+    release(); // free now, while the drop still waits its turn
+    const moved = workerInfo({ ...w, address: '127.0.0.1:7001' });
+    const readded = publisher.publish('worker-added', moved); // must run after the drop
+    await Promise.all([dropped, readded]);
+    await waitFor(() => recorder.workers.get(w.uid)?.address === '127.0.0.1:7001', 're-added after the drop');
+    assert.deepEqual(
+      recorder.events.filter((event) => event.worker.uid === w.uid).map((event) => event.type),
+      ['worker-added', 'worker-dropped', 'worker-added'],
+    );
+    await publisher.close();
+    recorder.stop();
   });
 
   it('close() withdraws every worker it registered (slots zeroed, blocks unlinked) and is idempotent', async () => {
