@@ -9,13 +9,22 @@
  * Subscriber CPU (user + system) from the first add to the N-th event,
  * divided by N, is the CPU cost per event.
  *
- * Before the timed phase the publisher adds and drops 2,000 other workers,
- * untimed, so that both processes run the measured code optimised by V8,
- * as a long-running pool does (with 200 pairs the p50 at N = 1,000 was
- * ~25 % higher: the code was still being tiered up). Both children then run a full GC
- * (`--expose-gc`), so that their start-up garbage (module loading) is not
- * collected inside the timed phase; collections caused by the measured
- * work still are. The whole
+ * Before the timed phase both children run a full GC (`--expose-gc`), so
+ * that their start-up garbage (module loading) is not collected inside the
+ * timed phase, and then the publisher warms both up, untimed: it fills the
+ * namespace with min(N, 1,000) other workers of the timed phase's shape, one
+ * by one and 1 ms apart, and drains it, until 10,000 workers have come and
+ * gone — so that both processes run the measured code as V8 optimised it, as
+ * a long-running pool does. Every one of those choices was measured
+ * (`--trace-opt`, 2026-12-02): with 2,000 add/drop pairs of a worker of
+ * another shape (no tags) and the GC just before the timed phase, V8 was
+ * still compiling 30-40 of the path's functions during the timed phase
+ * (2-10 ms each on a background thread, on a 2-vCPU machine shared by the
+ * two processes), the subscriber cost ~180 µs of CPU per event instead of
+ * ~100, and p99 at N = 1,000 was 2.0-3.5 ms instead of 0.5-1.4 ms; the
+ * subscriber's small per-event functions were not optimised until some
+ * 5,000-10,000 events. Collections caused by the measured work still happen
+ * in the timed phase. The whole
  * measurement is repeated `runs` times (fresh processes, fresh namespace)
  * and the median of each figure is reported, with every run's figures.
  * Before the runs, a 1 s busy loop measures how often the host itself
@@ -30,8 +39,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-/** Untimed add/drop pairs before the timed phase (the floor: twice as many writes). */
-const WARMUP = 2_000;
+/** Untimed adds (and as many drops) before the timed phase. */
+const WARMUP = 10_000;
+/** Untimed writes before the floor's timed phase. */
+const FLOOR_WARMUP = 4_000;
 
 /** Figures of one run of {@link benchLocal}. */
 export interface LocalRun {
@@ -138,7 +149,7 @@ export async function benchLocal(opts: { workers: number; runs?: number }): Prom
  * The platform's floor under the add → event path: one `pwrite` of a
  * sequence number to a file in /dev/shm in one process, seen through
  * `fs.watch` in another (bench/local/floorProcess.ts), `writes` times, 1 ms
- * apart, after the same warm-up and GC as the real runs. No lock, no
+ * apart, after 4,000 untimed writes and a GC. No lock, no
  * journal, no decode: what any Node.js implementation of a cross-process
  * wake-up pays on this machine.
  * @param writes How many timed writes.
@@ -148,9 +159,9 @@ export async function benchLocalFloor(writes: number): Promise<LocalRun> {
   const path = join('/dev/shm', `woolrx-bench-floor-${process.pid}-${randomUUID().slice(0, 8)}`);
   writeFileSync(path, Buffer.alloc(4), { mode: 0o600 });
   try {
-    const watcher = spawnChild('floorProcess.ts', ['watcher', path, String(writes), String(2 * WARMUP)]);
+    const watcher = spawnChild('floorProcess.ts', ['watcher', path, String(writes), String(FLOOR_WARMUP)]);
     await watcher.next('ready');
-    const writer = spawnChild('floorProcess.ts', ['writer', path, String(writes), String(2 * WARMUP)]);
+    const writer = spawnChild('floorProcess.ts', ['writer', path, String(writes), String(FLOOR_WARMUP)]);
     await writer.next('ready');
     writer.child.send({ op: 'run' });
     const [{ starts }, { arrivals }] = (await Promise.all([writer.next('starts'), watcher.next('arrivals')])) as [
@@ -166,11 +177,15 @@ export async function benchLocalFloor(writes: number): Promise<LocalRun> {
 
 async function runOnce(workers: number): Promise<LocalRun> {
   const namespace = `woolrx-bench-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const subscriber = spawnChild('subscriberProcess.ts', [namespace, String(workers), String(WARMUP)]);
+  // Warm-up: fill the namespace with up to 1,000 workers and drain it, until
+  // WARMUP workers have been added.
+  const size = Math.min(workers, 1_000);
+  const rounds = Math.ceil(WARMUP / size);
+  const subscriber = spawnChild('subscriberProcess.ts', [namespace, String(workers), String(rounds * size)]);
   const publisher = spawnChild('publisherProcess.ts', [namespace, String(workers), '1']);
   try {
     await Promise.all([subscriber.next('ready'), publisher.next('ready')]);
-    publisher.child.send({ op: 'warmup', count: WARMUP });
+    publisher.child.send({ op: 'warmup', rounds, size });
     await Promise.all([subscriber.next('warm'), publisher.next('warmed')]);
     subscriber.child.send({ op: 'start' });
     await subscriber.next('started');

@@ -11,30 +11,47 @@ const count = Number(countArg);
 const gap = Number(gapArg);
 const publisher = localDiscovery(namespace, { capacity: count, pollInterval: false }).publisher();
 
-process.on('message', (message: { op: string; count?: number }) => {
+/** The i-th worker of a phase: every phase registers workers of this one shape. */
+function benchWorker(i: number): ReturnType<typeof workerInfo> {
+  return workerInfo({
+    uid: randomUUID(),
+    address: `127.0.0.1:${10_000 + (i % 50_000)}`,
+    pid: process.pid,
+    version: '1.0.0',
+    tags: ['bench'],
+  });
+}
+
+process.on('message', (message: { op: string; rounds?: number; size?: number }) => {
   void (async () => {
     if (message.op === 'warmup') {
-      // Untimed: the same code paths, so that the timed phase runs warm (JIT).
-      for (let i = 0; i < (message.count ?? 0); i += 1) {
-        const worker = workerInfo({ uid: randomUUID(), address: `127.0.0.1:${9_000 + (i % 1_000)}`, pid: process.pid, version: '0' });
-        await publisher.publish('worker-added', worker);
-        await sleep(gap);
-        await publisher.publish('worker-dropped', worker);
-        await sleep(gap);
+      // Start-up garbage (module loading) is collected now, before the
+      // warm-up, not between it and the timed phase: after a forced full GC
+      // V8 re-compiled some 20 of the path's functions (--trace-opt) on its
+      // background threads, inside the timed phase.
+      (globalThis as { gc?: () => void }).gc?.();
+      // Untimed: the timed phase's operations on other workers of the same
+      // shape — `size` adds one by one, filling the namespace as the timed
+      // phase does, then as many drops — `rounds` times, so that the timed
+      // phase runs the code V8 optimised for it.
+      for (let round = 0; round < (message.rounds ?? 0); round += 1) {
+        const workers = [];
+        for (let i = 0; i < (message.size ?? 0); i += 1) {
+          const worker = benchWorker(i);
+          workers.push(worker);
+          await publisher.publish('worker-added', worker);
+          await sleep(gap);
+        }
+        for (const worker of workers) {
+          await publisher.publish('worker-dropped', worker);
+          await sleep(gap);
+        }
       }
       process.send?.({ warmed: true });
     } else if (message.op === 'run') {
-      // Start-up garbage (module loading) is collected now, not inside the timed phase.
-      (globalThis as { gc?: () => void }).gc?.();
       const starts: [string, string][] = [];
       for (let i = 0; i < count; i += 1) {
-        const worker = workerInfo({
-          uid: randomUUID(),
-          address: `127.0.0.1:${10_000 + (i % 50_000)}`,
-          pid: process.pid,
-          version: '1.0.0',
-          tags: ['bench'],
-        });
+        const worker = benchWorker(i);
         const start = process.hrtime.bigint();
         await publisher.publish('worker-added', worker);
         starts.push([worker.uid, start.toString()]);

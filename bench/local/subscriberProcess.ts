@@ -1,7 +1,7 @@
 // Bench child: subscribes to the namespace and records, per worker uid, the
 // CLOCK_MONOTONIC time (process.hrtime) its worker-added event arrived.
-// argv[2]: namespace, argv[3]: expected workers, argv[4]: warm-up add/drop
-// pairs to see first (not recorded). Talks to the parent over IPC.
+// argv[2]: namespace, argv[3]: expected workers, argv[4]: warm-up workers
+// to see come and go first (not recorded). Talks to the parent over IPC.
 import { localDiscovery } from '../../src/backends/local/index.js';
 
 const [namespace = '', countArg = '0', warmupArg = '0'] = process.argv.slice(2);
@@ -29,8 +29,6 @@ const subscription = localDiscovery(namespace, { capacity: expected })
 
 process.on('message', (message: { op: string }) => {
   if (message.op === 'start') {
-    // Start-up garbage (module loading) is collected now, not inside the timed phase.
-    (globalThis as { gc?: () => void }).gc?.();
     cpuStart = process.cpuUsage();
     process.send?.({ started: true });
   } else if (message.op === 'report') {
@@ -43,4 +41,7 @@ process.on('message', (message: { op: string }) => {
     process.disconnect();
   }
 });
+// Start-up garbage (module loading) is collected now, before the warm-up,
+// not between it and the timed phase (see publisherProcess.ts).
+(globalThis as { gc?: () => void }).gc?.();
 process.send?.({ ready: true });
