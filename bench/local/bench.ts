@@ -15,8 +15,8 @@
  * namespace with min(N, 1,000) other workers of the timed phase's shape, one
  * by one and 1 ms apart, and drains it, until 10,000 workers have come and
  * gone — so that both processes run the measured code as V8 optimised it, as
- * a long-running pool does. Every one of those choices was measured
- * (`--trace-opt`, 2026-12-02): with 2,000 add/drop pairs of a worker of
+ * a long-running pool does. Why (measured with `--trace-opt` and
+ * interleaved runs, 2026-12-02): with 2,000 add/drop pairs of a worker of
  * another shape (no tags) and the GC just before the timed phase, V8 was
  * still compiling 30-40 of the path's functions during the timed phase
  * (2-10 ms each on a background thread, on a 2-vCPU machine shared by the
