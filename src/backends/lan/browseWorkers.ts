@@ -3,12 +3,14 @@ import type { ResponsePacket } from 'multicast-dns';
 import { Observable } from 'rxjs';
 import { decodeTxt } from '../../codec/decodeTxt.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
+import { WorkerLedger } from '../../discovery/WorkerLedger.js';
 import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
 import { discoveryEvent } from '../../events/discoveryEvent.js';
 import type { DiscoveryEvent } from '../../events/types.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { decodeTxtEntries } from './decodeTxtEntries.js';
 import { openMdns } from './openMdns.js';
+import { recordTtl } from './recordTtl.js';
 
 /** Settings of {@link browseWorkers}. */
 export interface BrowseConfig {
@@ -23,6 +25,8 @@ export interface BrowseConfig {
   readonly port: number | undefined;
   /** Where malformed records and warnings go. */
   readonly report: (diagnostic: DiscoveryDiagnostic) => void;
+  /** Called once per subscription, when its first query is on the wire. */
+  readonly firstQuerySent?: (() => void) | undefined;
 }
 
 interface Instance {
@@ -30,8 +34,6 @@ interface Instance {
   ptr: boolean;
   srv: { port: number; target: string } | undefined;
   txt: unknown;
-  /** The worker last emitted for it. */
-  worker: WorkerInfo | undefined;
   /** The malformed record last reported, so a re-announcement does not repeat the report. */
   reported: string | undefined;
   lastSeen: number;
@@ -49,10 +51,6 @@ const RESOLVE_BACKOFF_MS = 250;
 const MAX_WARNINGS = 100;
 /** The second query goes out this soon, in case the first was lost. */
 const SECOND_QUERY_MS = 1000;
-
-function ttlOf(record: Answer): number {
-  return 'ttl' in record && typeof record.ttl === 'number' ? record.ttl : 1;
-}
 
 function lower(name: string): string {
   return name.toLowerCase();
@@ -91,6 +89,8 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
   const suffix = `.${serviceType}`;
   return new Observable<DiscoveryEvent>((subscriber) => {
     const instances = new Map<string, Instance>();
+    /** The workers sighted and not dropped since, by uid (the instance label). */
+    const emitted = new WorkerLedger();
     const hosts = new Map<string, Host>();
     const lastHostQuery = new Map<string, number>();
     let stopped = false;
@@ -116,9 +116,11 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
     };
     const queryPtr = (): void => send([{ name: serviceType, type: 'PTR' }]);
 
-    const drop = (key: string, instance: Instance): void => {
+    const labelOf = (key: string): string => key.slice(0, -suffix.length);
+    const drop = (key: string): void => {
       instances.delete(key);
-      if (instance.worker !== undefined) subscriber.next(discoveryEvent('worker-dropped', instance.worker));
+      const dropped = emitted.drop(labelOf(key));
+      if (dropped !== undefined) subscriber.next(dropped);
     };
 
     const evaluate = (key: string, instance: Instance, now: number): void => {
@@ -146,7 +148,7 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
         }
         return;
       }
-      const label = key.slice(0, -suffix.length);
+      const label = labelOf(key);
       const address = ip.includes(':') ? `[${ip}]:${instance.srv.port}` : `${ip}:${instance.srv.port}`;
       let worker: WorkerInfo;
       try {
@@ -165,15 +167,13 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
             error,
           });
         }
-        if (instance.worker !== undefined) {
-          const last = instance.worker;
-          instance.worker = undefined;
-          subscriber.next(discoveryEvent('worker-dropped', last));
-        }
+        const dropped = emitted.drop(label);
+        if (dropped !== undefined) subscriber.next(dropped);
         return;
       }
       instance.reported = undefined;
-      instance.worker = worker;
+      // Every sighting is emitted (it renews the worker's lease downstream), changed or not.
+      emitted.put(worker);
       subscriber.next(discoveryEvent('worker-added', worker));
     };
 
@@ -188,7 +188,7 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
         if (!key.endsWith(suffix) || key.length === suffix.length) return undefined;
         let instance = instances.get(key);
         if (instance === undefined) {
-          instance = { ptr: false, srv: undefined, txt: undefined, worker: undefined, reported: undefined, lastSeen: now, lastResolve: -Infinity };
+          instance = { ptr: false, srv: undefined, txt: undefined, reported: undefined, lastSeen: now, lastResolve: -Infinity };
           instances.set(key, instance);
         }
         return instance;
@@ -206,12 +206,12 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
         }
         const list = record.type === 'A' ? host.ipv4 : host.ipv6;
         const flushKey = `${name} ${record.type}`;
-        if (record.flush === true && !flushed.has(flushKey) && ttlOf(record) > 0) {
+        if (record.flush === true && !flushed.has(flushKey) && recordTtl(record) > 0) {
           flushed.add(flushKey);
           list.length = 0;
         }
         const at = list.indexOf(record.data);
-        if (ttlOf(record) === 0) {
+        if (recordTtl(record) === 0) {
           if (at >= 0) list.splice(at, 1);
         } else if (at < 0) {
           list.push(record.data);
@@ -219,7 +219,7 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
         touchedHosts.add(name);
       }
       for (const record of records) {
-        const ttl = ttlOf(record);
+        const ttl = recordTtl(record);
         if (record.type === 'PTR' && lower(record.name) === serviceType) {
           const instance = instanceOf(record.data);
           if (instance === undefined) continue;
@@ -239,7 +239,7 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
           if (ttl === 0) {
             if (record.type === 'SRV') instance.srv = undefined;
             else instance.txt = undefined;
-            if (instance.worker !== undefined) goodbyes.add(key);
+            if (emitted.has(labelOf(key))) goodbyes.add(key);
           } else if (record.type === 'SRV') {
             instance.srv = { port: record.data.port, target: record.data.target };
             touched.add(key);
@@ -255,10 +255,9 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
         }
       }
       for (const key of goodbyes) {
-        const instance = instances.get(key);
-        if (instance === undefined) continue;
+        if (!instances.has(key)) continue;
         touched.delete(key);
-        drop(key, instance);
+        drop(key);
       }
       for (const key of touched) {
         const instance = instances.get(key);
@@ -282,6 +281,7 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
       for (const [key, instance] of instances) {
         if (now - instance.lastSeen > config.expireAfter) {
           instances.delete(key);
+          emitted.drop(labelOf(key));
         }
       }
       const targets = new Set<string>();
@@ -304,7 +304,12 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
     socket.ready.then(
       () => {
         if (stopped) return;
-        queryPtr();
+        socket.query({ questions: [{ name: serviceType, type: 'PTR' }] }).then(
+          () => {
+            if (!stopped) config.firstQuerySent?.();
+          },
+          () => undefined, // reported to `fatal`
+        );
         schedule(Math.min(SECOND_QUERY_MS, config.requeryInterval), () => {
           queryPtr();
           schedule(config.requeryInterval, requery);

@@ -25,6 +25,8 @@ export interface Report {
   readonly name?: string;
   readonly txt?: Record<string, unknown>;
   readonly addresses?: string[];
+  /** A snapshot's worker uids. */
+  readonly uids?: string[];
   readonly port?: number;
   readonly error?: { name?: string; message?: string; code?: string; errno?: string; key?: string; host?: string };
 }
