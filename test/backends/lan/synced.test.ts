@@ -21,7 +21,7 @@ describe('lanDiscovery: synced after the first query window', { timeout: 60_000 
   let subscriber: Agent;
 
   before(async () => {
-    const pair = Netns.pair('synced', 3);
+    const pair = Netns.pair('synced', 5);
     a = pair.a;
     b = pair.b;
     publisher = await Agent.start(a);
@@ -46,7 +46,7 @@ describe('lanDiscovery: synced after the first query window', { timeout: 60_000 
   it(`${COUNT} registered workers: the first snapshot holds every one of them, and no snapshot comes earlier`, async () => {
     publisher.send({ op: 'publisher', id: 'p', namespace: NAMESPACE, options: { probe: false } });
     await publisher.waitFor((r) => r.ev === 'publisher', 'publisher');
-    const workers = Array.from({ length: COUNT }, (_, i) => workerInfo({ uid: randomUUID(), address: `10.213.3.1:${9000 + i}`, pid: 40, version: '1' }));
+    const workers = Array.from({ length: COUNT }, (_, i) => workerInfo({ uid: randomUUID(), address: `10.213.5.1:${9000 + i}`, pid: 40, version: '1' }));
     await publisher.ok({ op: 'publishMany', id: 'p', type: 'worker-added', workers });
     for (const [id, syncWindow] of [
       ['fast', 300],
