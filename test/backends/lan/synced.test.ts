@@ -6,36 +6,19 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { Agent } from './agent.js';
-import { Netns } from './netns.js';
+import { agentsOnTwoHosts } from './agent.js';
 
 const NAMESPACE = 'synced';
 const COUNT = 50;
 
 describe('lanDiscovery: synced after the first query window', { timeout: 60_000 }, () => {
-  let a: Netns;
-  let b: Netns;
-  let publisher: Agent;
-  let subscriber: Agent;
-
-  before(async () => {
-    const pair = Netns.pair('synced', 5);
-    a = pair.a;
-    b = pair.b;
-    publisher = await Agent.start(a);
-    subscriber = await Agent.start(b);
-  });
-
-  after(() => {
-    publisher?.kill();
-    subscriber?.kill();
-    a?.dispose();
-    b?.dispose();
-  });
+  const hosts = agentsOnTwoHosts('synced', 5);
 
   it('an empty pool: one empty snapshot, once the window has passed', async () => {
+
+    const { subscriber } = hosts;
     subscriber.send({ op: 'snapshots', id: 'empty', namespace: `${NAMESPACE}-empty`, options: { syncWindow: 600 } });
     const first = await subscriber.waitFor((r) => r.ev === 'snapshot' && r.id === 'empty', 'first snapshot');
     assert.deepEqual(first.uids, []);
@@ -44,6 +27,8 @@ describe('lanDiscovery: synced after the first query window', { timeout: 60_000 
   });
 
   it(`${COUNT} registered workers: the first snapshot holds every one of them, and no snapshot comes earlier`, async () => {
+
+    const { publisher, subscriber } = hosts;
     publisher.send({ op: 'publisher', id: 'p', namespace: NAMESPACE, options: { probe: false } });
     await publisher.waitFor((r) => r.ev === 'publisher', 'publisher');
     const workers = Array.from({ length: COUNT }, (_, i) => workerInfo({ uid: randomUUID(), address: `10.213.5.1:${9000 + i}`, pid: 40, version: '1' }));
