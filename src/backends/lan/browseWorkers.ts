@@ -25,8 +25,10 @@ export interface BrowseConfig {
   readonly port: number | undefined;
   /** Where malformed records and warnings go. */
   readonly report: (diagnostic: DiscoveryDiagnostic) => void;
-  /** Called once per subscription, when its first query is on the wire. */
-  readonly firstQuerySent?: (() => void) | undefined;
+  /** How long after the first query is on the wire the initial state counts as complete, ms. */
+  readonly syncWindow: number;
+  /** Called once per subscription, when the initial state is complete (see {@link browseWorkers}). */
+  readonly synced: () => void;
 }
 
 interface Instance {
@@ -77,7 +79,12 @@ function summary(value: unknown): string {
  * live PTR: records arriving after a goodbye (a late answer to a resolve)
  * never bring it back. IPv4 is preferred; a worker with only AAAA records is
  * `[v6]:port`. A record that does not decode is skipped and reported (once
- * per distinct content); if the worker was known it is dropped. A socket
+ * per distinct content); if the worker was known it is dropped.
+ *
+ * The initial state is complete (`config.synced()`) `syncWindow` ms after
+ * the first query is on the wire, or, if a worker that answered is still
+ * being resolved then (its SRV/TXT/address asked for), as soon as none is,
+ * at the latest one more `syncWindow` later. A socket
  * failure errors the stream with a {@link LanSocketError}; unsubscribing
  * closes the socket and every timer.
  *
@@ -95,6 +102,8 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
     const lastHostQuery = new Map<string, number>();
     let stopped = false;
     const timers = new Set<ReturnType<typeof setTimeout>>();
+    /** waiting: the first query window is open; closing: it has passed, a worker is still being resolved. */
+    let sync: 'waiting' | 'closing' | 'done' = 'waiting';
     const warned = new Set<string>();
 
     const socket = openMdns(config.namespace, config, {
@@ -268,6 +277,19 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
       }
     };
 
+    // A worker that answered (live PTR) but is not emitted yet, and not malformed: still being resolved.
+    const resolving = (): boolean => {
+      for (const [key, instance] of instances) {
+        if (instance.ptr && instance.reported === undefined && !emitted.has(labelOf(key))) return true;
+      }
+      return false;
+    };
+    const trySync = (force: boolean): void => {
+      if (sync !== 'closing' || (!force && resolving())) return;
+      sync = 'done';
+      config.synced();
+    };
+
     const schedule = (delay: number, run: () => void): void => {
       const timer = setTimeout(() => {
         timers.delete(timer);
@@ -296,6 +318,7 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
     const onResponse = (packet: ResponsePacket): void => {
       try {
         handleResponse(packet);
+        trySync(false);
       } catch (error) {
         config.report({ kind: 'warning', namespace: config.namespace, message: `Skipped an mDNS response: ${String(error)}`, error });
       }
@@ -306,7 +329,12 @@ export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> 
         if (stopped) return;
         socket.query({ questions: [{ name: serviceType, type: 'PTR' }] }).then(
           () => {
-            if (!stopped) config.firstQuerySent?.();
+            if (stopped) return;
+            schedule(config.syncWindow, () => {
+              sync = 'closing';
+              schedule(config.syncWindow, () => trySync(true));
+              trySync(false);
+            });
           },
           () => undefined, // reported to `fatal`
         );

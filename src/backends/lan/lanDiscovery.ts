@@ -1,4 +1,4 @@
-import { Subject, Subscription, timer } from 'rxjs';
+import { Subject } from 'rxjs';
 import { createDiscovery } from '../../discovery/createDiscovery.js';
 import { readOptions } from '../../discovery/readOptions.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
@@ -35,8 +35,10 @@ const MAX_DELAY_MS = 2_147_483_647;
  * - Initial state: unlike the synchronous backends, the current workers
  *   arrive as the network answers (within milliseconds on a LAN), not in one
  *   burst. mDNS cannot know that no more answers will come, so the initial
- *   state counts as complete `syncWindow` ms after the first query was sent:
- *   `snapshots()` emits its first snapshot then (empty when nobody answered).
+ *   state counts as complete `syncWindow` ms after the first query was sent
+ *   (longer, up to twice that, while a worker that answered is still being
+ *   resolved): `snapshots()` emits its first snapshot then (empty when
+ *   nobody answered).
  * - `publisher()` returns a {@link WorkerPublisher} that is the mDNS
  *   responder of its own workers (its socket opens on the first publish). An
  *   update re-announces the records in place (cache-flush), so peers see one
@@ -95,10 +97,8 @@ export function lanDiscovery(namespace = 'default', options: LanDiscoveryOptions
 
   return createDiscovery({
     namespace,
-    watch: (sink) => {
-      // The query window opens when the first query is on the wire (not at subscribe: binding the socket takes time).
-      const window = new Subscription();
-      const sightings = browseWorkers({
+    watch: (sink) =>
+      browseWorkers({
         namespace,
         serviceType,
         requeryInterval,
@@ -106,14 +106,11 @@ export function lanDiscovery(namespace = 'default', options: LanDiscoveryOptions
         interface: iface,
         port,
         report,
-        firstQuerySent: () => window.add(timer(syncWindow).subscribe(() => sink.synced())),
-      });
-      const subscription = sightings
+        syncWindow,
+        synced: () => sink.synced(),
+      })
         .pipe(expireWorkers(expireAfter))
-        .subscribe({ next: (event) => sink.next(event), error: (error: unknown) => sink.error(error) });
-      subscription.add(window);
-      return subscription;
-    },
+        .subscribe({ next: (event) => sink.next(event), error: (error: unknown) => sink.error(error) }),
     publisher: () =>
       new LanPublisher(namespace, { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate }, diagnostics),
     diagnostics,

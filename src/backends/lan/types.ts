@@ -38,6 +38,8 @@ export interface LanDiscoveryOptions {
    * How long, in ms after its first query is sent, a subscription waits for
    * answers before its initial state counts as complete: then
    * `snapshots()` emits its first snapshot (empty when nobody answered).
+   * A worker that answered but is still being resolved when it ends keeps
+   * it open until resolved, for at most one more `syncWindow`.
    * mDNS has no "end of answers", so this is a window, not a signal. Default
    * 1000: responders answer within milliseconds on a LAN (wool's zeroconf
    * delays shared answers by 20-120 ms, RFC 6762 §6). Workers answering
