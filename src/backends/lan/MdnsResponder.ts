@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Answer, RecordType } from 'dns-packet';
+import type { Answer } from 'dns-packet';
 import type { QueryPacket, ResponsePacket } from 'multicast-dns';
 import { errorMessage } from '../../discovery/errorMessage.js';
 import { answerQuery, type AnsweredWorker } from './answerQuery.js';
@@ -7,12 +7,10 @@ import { LanNameConflictError } from './LanNameConflictError.js';
 import type { LanSocketError } from './LanSocketError.js';
 import { openMdns, type MdnsSocket } from './openMdns.js';
 import { packResponses } from './packResponses.js';
+import { probeName } from './probeName.js';
 import { recordTtl } from './recordTtl.js';
 import { workerRecords, type WorkerAdvert } from './workerRecords.js';
 
-/** Probes: 3 queries 250 ms apart after a random 0-250 ms wait (RFC 6762 §8.1). */
-const PROBES = 3;
-const PROBE_INTERVAL_MS = 250;
 /** The second announcement, 1 s after the first (RFC 6762 §8.3). */
 const REANNOUNCE_MS = 1000;
 /** Packets sent back to back before pacing at 1 ms each, so slower receivers' socket buffers keep up. */
@@ -196,39 +194,29 @@ export class MdnsResponder {
 
   /** Probes the instance name; announces when nobody answers for it, or rejects the registration on a conflict. */
   #probe(socket: MdnsSocket, registration: Registration): void {
-    let sent = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const finish = (): void => {
-      clearTimeout(timer);
+    const stop = (): void => {
+      cancel();
       if (this.#probing.get(registration.instance) === onConflict) this.#probing.delete(registration.instance);
       registration.cancelProbe = undefined;
     };
     const onConflict = (): void => {
-      finish();
+      stop();
       this.#forget(registration);
       registration.settle(new LanNameConflictError(registration.uid, registration.instance));
     };
-    const step = (): void => {
-      if (sent === PROBES) {
-        finish();
+    const authorities = (): Answer[] => registration.records.filter((record) => record.type === 'SRV' || record.type === 'TXT');
+    const cancel = probeName(socket, registration.instance, authorities, {
+      clear: () => {
+        stop();
         this.#announceFirst(registration);
-        return;
-      }
-      sent++;
-      socket
-        .query({
-          questions: [{ name: registration.instance, type: 'ANY' as RecordType }],
-          authorities: registration.records.filter((record) => record.type === 'SRV' || record.type === 'TXT'),
-        })
-        .catch((error: unknown) => {
-          finish();
-          registration.settle(asError(error));
-        });
-      timer = setTimeout(step, PROBE_INTERVAL_MS);
-    };
+      },
+      failed: (error) => {
+        stop();
+        registration.settle(asError(error));
+      },
+    });
     this.#probing.set(registration.instance, onConflict);
-    registration.cancelProbe = finish;
-    timer = setTimeout(step, Math.random() * PROBE_INTERVAL_MS);
+    registration.cancelProbe = stop;
   }
 
   /** While probing: a response from anyone holding a positive record of a name being probed is a conflict. */
