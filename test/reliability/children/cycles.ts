@@ -9,6 +9,7 @@
  * (lan: inside a network namespace made by the test).
  */
 import { readdirSync } from 'node:fs';
+import { get } from 'node:http';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { memoryDiscovery } from '../../../src/backends/memory/memoryDiscovery.js';
 import { MemoryRegistry } from '../../../src/backends/memory/MemoryRegistry.js';
@@ -40,10 +41,29 @@ async function discoveryOf(): Promise<Discovery> {
   }
 }
 
+/** Open descriptors, once the count has been the same twice 100 ms apart (sockets closing in the background). */
+async function settledFds(): Promise<number> {
+  let last = -1;
+  for (let i = 0; i < 20; i++) {
+    const now = readdirSync('/proc/self/fd').length;
+    if (now === last) return now;
+    last = now;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return last;
+}
+
 /** etcd's own count of open watchers (its Prometheus gauge), or -1 for other backends. */
 async function serverWatchers(): Promise<number> {
   if (backend !== 'etcd') return -1;
-  const text = await (await fetch(`${endpoint}/metrics`)).text();
+  // Not fetch(): its keep-alive pool would hold a descriptor of its own.
+  const text = await new Promise<string>((resolve, reject) => {
+    get(`${endpoint}/metrics`, { agent: false }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
   const match = /^etcd_debugging_mvcc_watcher_total (\d+)/m.exec(text);
   if (match === null) throw new Error('etcd /metrics has no etcd_debugging_mvcc_watcher_total');
   return Number(match[1]);
@@ -53,7 +73,7 @@ async function usage(): Promise<{ fds: number; handles: number; heap: number; wa
   globalThis.gc?.();
   globalThis.gc?.();
   return {
-    fds: readdirSync('/proc/self/fd').length,
+    fds: await settledFds(),
     handles: process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap').length,
     heap: process.memoryUsage().heapUsed,
     watchers: await serverWatchers(),
