@@ -53,7 +53,7 @@ async function settledFds(): Promise<number> {
   return last;
 }
 
-/** etcd's own count of open watchers (its Prometheus gauge), or -1 for other backends. */
+/** etcd's own count of open watchers and watch streams (its Prometheus gauges), or -1 for other backends. */
 async function serverWatchers(): Promise<number> {
   if (backend !== 'etcd') return -1;
   // Not fetch(): its keep-alive pool would hold a descriptor of its own.
@@ -64,9 +64,14 @@ async function serverWatchers(): Promise<number> {
       response.on('end', () => resolve(body));
     }).on('error', reject);
   });
-  const match = /^etcd_debugging_mvcc_watcher_total (\d+)/m.exec(text);
-  if (match === null) throw new Error('etcd /metrics has no etcd_debugging_mvcc_watcher_total');
-  return Number(match[1]);
+  // Watchers, plus the gRPC watch streams that carry them.
+  let total = 0;
+  for (const gauge of ['etcd_debugging_mvcc_watcher_total', 'etcd_debugging_mvcc_watch_stream_total']) {
+    const match = new RegExp(`^${gauge} (\\d+)`, 'm').exec(text);
+    if (match === null) throw new Error(`etcd /metrics has no ${gauge}`);
+    total += Number(match[1]);
+  }
+  return total;
 }
 
 async function usage(): Promise<{ fds: number; handles: number; heap: number; watchers: number; registryWatchers: number }> {
