@@ -39,7 +39,7 @@ const MAX_DELAY_MS = 2_147_483_647;
  *   (longer, up to twice that, while a worker that answered is still being
  *   resolved): `snapshots()` emits its first snapshot then (empty when
  *   nobody answered).
- * - `publisher()` returns a {@link WorkerPublisher} that is the mDNS
+ * - `publisher()` returns a `WorkerPublisher` (see `woolrx`) that is the mDNS
  *   responder of its own workers (its socket opens on the first publish). An
  *   update re-announces the records in place (cache-flush), so peers see one
  *   `worker-updated`, never a drop/add pair. `close()` sends goodbyes. It can
