@@ -39,8 +39,12 @@ export class LanPublisher extends PublisherBase {
   readonly #warned = new Set<string>();
   readonly #policy: AdvertisePolicy;
   readonly #responder: MdnsResponder;
-  /** When the change the last `apply` registered is on the wire; taken by `publish`. */
-  #onWire: Promise<void> = Promise.resolve();
+  /**
+   * When each applied change is on the wire, in apply order: every `apply`
+   * that succeeds pushes one, and its `publish` takes the oldest (applies run
+   * in call order and each one's publish settles before the next starts).
+   */
+  readonly #onWire: Promise<void>[] = [];
 
   /**
    * @param namespace The namespace.
@@ -80,8 +84,7 @@ export class LanPublisher extends PublisherBase {
    */
   override publish(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
     // Fast path: probing takes ~0.75 s, so the queue holds a change only until it is registered and the caller waits for the wire, letting adds probe in parallel.
-    // (No other apply runs between an apply and this callback: the base chains the next one behind its own callback on the same promise.)
-    return super.publish(type, worker).then(() => this.#takeOnWire());
+    return super.publish(type, worker).then(() => this.#onWire.shift());
   }
 
   /**
@@ -93,7 +96,7 @@ export class LanPublisher extends PublisherBase {
     const failure = this.#responder.failure;
     if (failure !== undefined) throw failure;
     if (type === 'worker-dropped') {
-      this.#onWire = this.#responder.withdraw(worker.uid);
+      this.#onWire.push(this.#responder.withdraw(worker.uid));
       return;
     }
     if (type === 'worker-updated' && this.#unknownUpdate === 'reject' && !this.#responder.has(worker.uid)) {
@@ -103,18 +106,12 @@ export class LanPublisher extends PublisherBase {
     const txt = encodeTxtEntries(worker);
     const { port, ipv4, ipv6 } = await this.#policy.addressOf(worker);
     const { onWire } = await this.#responder.register({ serviceType: this.#serviceType, uid: worker.uid, port, ipv4, ipv6, txt });
-    this.#onWire = onWire;
+    this.#onWire.push(onWire);
   }
 
   /** Sends goodbyes for the workers this publisher registered, then closes its socket. */
   protected shutdown(): Promise<void> {
     return this.#responder.close();
-  }
-
-  #takeOnWire(): Promise<void> {
-    const onWire = this.#onWire;
-    this.#onWire = Promise.resolve();
-    return onWire;
   }
 
   #warn(message: string, error?: unknown, uid?: string): void {
