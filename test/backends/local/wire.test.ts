@@ -125,8 +125,8 @@ describe('local backend: validation', () => {
   it('rejects bad options, naming them', () => {
     const bad = (option: string, expected: string, value: string): RegExp =>
       new RegExp(`^localDiscovery: option ${option} must be ${expected}, got ${value}$`);
-    const check = (options: object, message: RegExp): void =>
-      assert.throws(() => localDiscovery('ok', options as never), (error: unknown) => {
+    const check = (options: Parameters<typeof localDiscovery>[1], message: RegExp): void =>
+      assert.throws(() => localDiscovery('ok', options), (error: unknown) => {
         assert.ok(error instanceof TypeError);
         assert.match(error.message, message);
         return true;
@@ -137,11 +137,11 @@ describe('local backend: validation', () => {
     check({ lockTimeout: -1 }, bad('lockTimeout', 'an integer from 0 to 2147483647', '-1'));
     check({ lockStale: 10 }, bad('lockStale', 'an integer from 2000 to 2147483647', '10'));
     check({ pollInterval: -5 }, bad('pollInterval', 'false or an integer from 0 to 2147483647', '-5'));
-    check({ pollInterval: true }, bad('pollInterval', 'false or an integer from 0 to 2147483647', 'true'));
-    check({ liveness: 'yes' }, bad('liveness', 'a boolean', '"yes"'));
+    check({ pollInterval: true } as never, bad('pollInterval', 'false or an integer from 0 to 2147483647', 'true'));
+    check({ liveness: 'yes' } as never, bad('liveness', 'a boolean', '"yes"'));
     check({ tmpdir: '' }, bad('tmpdir', 'a directory path', '""'));
     // A misspelt option is rejected, never silently ignored.
-    check({ capacty: 4 }, /^localDiscovery: unknown option "capacty" \(known: capacity, blockSize, lockTimeout, lockStale, pollInterval, liveness, tmpdir\)$/);
+    check({ capacty: 4 } as never, /^localDiscovery: unknown option "capacty" \(known: capacity, blockSize, lockTimeout, lockStale, pollInterval, liveness, tmpdir\)$/);
     check(null as never, /^localDiscovery: options must be an object, got null$/);
   });
 
