@@ -1,4 +1,3 @@
-import { unlinkSync } from 'node:fs';
 import type { Subject } from 'rxjs';
 import { encodeWorker } from '../../codec/encodeWorker.js';
 import { PublisherBase } from '../../discovery/PublisherBase.js';
@@ -17,15 +16,8 @@ import type { SegmentFile } from './SegmentFile.js';
 import { touchNotify } from './touchNotify.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { uidBytes } from './uidBytes.js';
+import { unlinkQuietly } from './unlinkQuietly.js';
 import { writeBlock } from './writeBlock.js';
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
 
 /**
  * Publishes workers into a local namespace. Made by
