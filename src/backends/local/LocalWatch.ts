@@ -42,6 +42,7 @@ export class LocalWatch {
   readonly #names: LocalNames;
   readonly #settings: LocalSettings;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
+  readonly #sink: DiscoverySink;
   readonly #wake: NotifyWatcher;
   readonly #journal: JournalFollower;
   readonly #mirror: SlotMirror;
@@ -64,6 +65,7 @@ export class LocalWatch {
     this.#names = names;
     this.#settings = settings;
     this.#diagnostics = diagnostics;
+    this.#sink = sink;
     this.#wake = new NotifyWatcher(names, settings.pollInterval, () => this.#scan());
     this.#journal = new JournalFollower(names.journalPath);
     this.#mirror = new SlotMirror(names.segmentPath);
@@ -78,7 +80,7 @@ export class LocalWatch {
     this.#wake.start();
     const fresh = (this.#fresh = new Set());
     this.#reconcile('all', true);
-    if (this.#stopped) return;
+    if (this.#left) return;
     this.#reclaimer.check(fresh);
   }
 
@@ -92,6 +94,14 @@ export class LocalWatch {
     this.#sweep.clear();
     this.#mirror.close();
     leaveNamespace(this.#names, this.#settings, (message, error) => this.#warn(message, error));
+  }
+
+  /**
+   * Stopped, or the subscriber is gone (it unsubscribed during the initial
+   * burst, before `stop()` could be called): do no more work.
+   */
+  get #left(): boolean {
+    return this.#stopped || this.#sink.closed;
   }
 
   #warn(message: string, error: unknown): void {
@@ -120,17 +130,17 @@ export class LocalWatch {
     wake.events = 0;
     // The fast path: woolrx's publishes, replayed in order from the journal.
     if (!this.#journal.follow(this.#applyRecord)) full = true;
-    if (this.#stopped) return;
+    if (this.#left) return;
     if (!this.#journal.match(events, poll)) full = true;
     // The slow path: the segment itself (wool's changes, segment replaced or
     // removed, journal overrun, fallback poll).
     if (full) wake.segmentMoved = true;
     if (full || poll || wake.segmentMoved || this.#mirror.stale || this.#workers.pendingCount > 0) {
       this.#reconcile(full ? 'all' : poll ? 'poll' : 'changed');
-      if (this.#stopped) return;
+      if (this.#left) return;
     }
     const more = this.#sweep.next(this.#current, this.#compare);
-    if (this.#stopped) return;
+    if (this.#left) return;
     if (more) wake.schedule();
     this.#reclaimer.check(fresh);
   }
@@ -139,7 +149,7 @@ export class LocalWatch {
   readonly #current = (entry: BlockEntry): boolean => this.#workers.get(entry.uid) === entry;
   readonly #compare = (entry: BlockEntry): boolean => {
     this.#workers.recheck(entry);
-    return !this.#stopped;
+    return !this.#left;
   };
 
   /** Applies one journal record: the mirror's slot, then the worker. */
@@ -150,7 +160,7 @@ export class LocalWatch {
     let entry = workers.get(uid);
     if (record.type === JOURNAL_DROPPED) {
       if (entry !== undefined) workers.drop(entry);
-      return !this.#stopped;
+      return !this.#left;
     }
     if (entry === undefined) {
       entry = workers.add(uid);
@@ -158,7 +168,7 @@ export class LocalWatch {
     }
     if (record.seeBlock || record.record === undefined) workers.refresh(entry);
     else workers.accept(entry, record.record);
-    return !this.#stopped;
+    return !this.#left;
   };
 
   /**
@@ -171,7 +181,7 @@ export class LocalWatch {
    */
   #reconcile(blocks: 'all' | 'poll' | 'changed', initial = false): void {
     this.#journal.follow(this.#applyRecord, initial, true);
-    if (this.#stopped) return;
+    if (this.#left) return;
     const mirror = this.#mirror;
     const workers = this.#workers;
     const changed = mirror.read(this.#wake.segmentMoved);
@@ -185,7 +195,7 @@ export class LocalWatch {
       const entry = workers.get(uid);
       if (entry !== undefined && !mirror.has(uid)) {
         workers.drop(entry);
-        if (this.#stopped) return;
+        if (this.#left) return;
       }
     }
     for (const uid of stale ? mirror.uids() : changed) {
@@ -197,7 +207,7 @@ export class LocalWatch {
     for (const entry of workers.takePending()) if (mirror.has(entry.uid)) touched.add(entry);
     for (const entry of touched) {
       workers.recheck(entry);
-      if (this.#stopped) return;
+      if (this.#left) return;
     }
     // Known blocks are compared by the sweep, a slice per turn of the event
     // loop, each after the journal: never behind it (a block read is as new
