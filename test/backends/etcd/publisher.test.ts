@@ -185,25 +185,30 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('rejects bad options with a TypeError naming the value', () => {
     const bad: [unknown, RegExp][] = [
-      [{ endpoints: 'localhost:2379' }, /endpoints: "localhost:2379"/],
-      [{ endpoints: [] }, /endpoints/],
-      [{ endpoints: ['http://a:1', 'https://b:2'] }, /one scheme/],
-      [{ namespace: 'a/b' }, /namespace: "a\/b"/],
-      [{ namespace: '' }, /namespace/],
-      [{ ttl: 0 }, /ttl: 0/],
-      [{ ttl: 1.5 }, /ttl: 1.5/],
-      [{ prefix: '/woolrx/' }, /prefix: "\/woolrx\/"/],
-      [{ tls: { ca: 'x' } }, /tls.*https/],
-      [{ endpoints: 'https://a:1', tls: false }, /tls: false/],
-      [{ endpoints: 'https://a:1', tls: { cert: 'c' } }, /cert and key together/],
-      [{ auth: { username: '', password: 'p' } }, /auth.username/],
-      [{ requestTimeout: -1 }, /requestTimeout: -1/],
-      [null, /options: null/],
+      [{ endpoints: 'localhost:2379' }, /^etcdDiscovery: option endpoints must be URLs like http:\/\/127\.0\.0\.1:2379 .*, got "localhost:2379"$/],
+      [{ endpoints: [] }, /^etcdDiscovery: option endpoints must be at least one URL, got \[\]$/],
+      [{ endpoints: ['http://a:1', 'https://b:2'] }, /^etcdDiscovery: option endpoints must be URLs of one scheme .*, got \["http:\/\/a:1","https:\/\/b:2"\]$/],
+      [{ namespace: 'a/b' }, /^etcdDiscovery: option namespace must be a non-empty string without "\/", got "a\/b"$/],
+      [{ namespace: '' }, /^etcdDiscovery: option namespace must be .*, got ""$/],
+      [{ ttl: 0 }, /^etcdDiscovery: option ttl must be an integer from 1 to 2000000, got 0$/],
+      [{ ttl: 1.5 }, /^etcdDiscovery: option ttl must be an integer from 1 to 2000000, got 1\.5$/],
+      [{ prefix: '/woolrx/' }, /^etcdDiscovery: option prefix must be a string not ending with "\/", got "\/woolrx\/"$/],
+      [{ tls: { ca: 'x' } }, /^etcdDiscovery: option tls must be absent with http:\/\/ endpoints \(use https:\/\/ endpoints for TLS\), got \{"ca":"x"\}$/],
+      [{ endpoints: 'https://a:1', tls: false }, /^etcdDiscovery: option tls must be not false with https:\/\/ endpoints, got false$/],
+      [{ endpoints: 'https://a:1', tls: { cert: 'c' } }, /^etcdDiscovery: option tls must be cert and key together, or neither, got \{"cert":"c"\}$/],
+      [{ endpoints: 'https://a:1', tls: { ca: 42 } }, /^etcdDiscovery: option tls\.ca must be PEM text or bytes, got 42$/],
+      [{ auth: { username: '', password: 'p' } }, /^etcdDiscovery: option auth\.username must be a non-empty string, got ""$/],
+      [{ auth: { username: 'u', password: 12345 } }, /^etcdDiscovery: option auth\.password must be a string, got "\(hidden\)"$/],
+      [{ requestTimeout: -1 }, /^etcdDiscovery: option requestTimeout must be an integer from 1 to 2147483647, got -1$/],
+      [{ ttl: 5, lease: 3 }, /^etcdDiscovery: unknown option "lease" \(known: endpoints, namespace, ttl, prefix, tls, auth, requestTimeout\)$/],
+      [{ endpoint: 'http://127.0.0.1:2379', timeout: 1 }, /^etcdDiscovery: unknown options "endpoint", "timeout" /],
+      [null, /^etcdDiscovery: options must be an object, got null$/],
     ];
     for (const [options, message] of bad) {
       assert.throws(() => etcdDiscovery(options as never), (error: unknown) => {
         assert.ok(error instanceof TypeError, `TypeError for ${JSON.stringify(options)}`);
         assert.match(error.message, message);
+        assert.doesNotMatch(error.message, /12345/, 'a password never appears in a message');
         return true;
       });
     }
