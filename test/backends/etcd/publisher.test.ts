@@ -1,6 +1,7 @@
 // etcd publisher behaviour against a real single-node etcd: key layout and
 // value, one kept-alive lease, revocation on close, recovery from a lost
-// lease, atomic updates, take-overs, option validation.
+// lease, atomic updates, ownership (the registrant's lease stays on the key),
+// option validation.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -36,8 +37,9 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     await etcd.dispose();
   });
 
-  const leaseOf = async (key: string): Promise<string | undefined> => {
-    const { kvs } = await raw.get(key).exec();
+  const key = (namespace: string, uid: string): string => `/woolrx/${namespace}/workers/${uid}`;
+  const leaseOf = async (path: string): Promise<string | undefined> => {
+    const { kvs } = await raw.get(path).exec();
     return kvs[0]?.lease;
   };
 
@@ -81,7 +83,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     await publisher.publish('worker-added', a);
     const recorder = new Recorder(discovery.events());
     await sleep(4500); // more than twice the ttl
-    assert.ok(await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`), 'the worker is still registered');
+    assert.ok(await leaseOf(key(namespace, a.uid)), 'the worker is still registered');
     assert.deepEqual(recorder.history(a.uid), ['worker-added@1']);
     const closing = Date.now();
     await publisher.close();
@@ -92,7 +94,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     assertReleased(discovery);
   });
 
-  it('re-grants a lost lease and re-publishes its workers, except those another publisher took over', async () => {
+  it('re-grants a lost lease and restores the workers it registered, not those it only updated', async () => {
     const namespace = uniqueNamespace('lost');
     const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl: 3 });
     const first = discovery.publisher();
@@ -102,19 +104,19 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     const diagnostics: string[] = [];
     const diagnosticsSubscription = discovery.diagnostics.subscribe((d) => diagnostics.push(`${d.kind}: ${d.message}`));
     await first.publish('worker-added', a);
-    await first.publish('worker-added', x);
+    await second.publish('worker-added', x);
     const x2 = workerInfo({ ...x, version: '2' });
-    await second.publish('worker-updated', x2); // second takes X over
-    assert.ok(diagnostics.some((d) => d.startsWith('warning') && d.includes(x.uid) && d.includes('owns it now')), diagnostics.join('\n'));
+    await first.publish('worker-updated', x2); // X stays the second's
     const recorder = new Recorder(discovery.events());
     await waitFor(() => recorder.workers.size === 2, 'A and X');
-    const lost = await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`);
+    const lost = await leaseOf(key(namespace, a.uid));
     assert.ok(lost);
+    assert.notEqual(await leaseOf(key(namespace, x.uid)), lost, 'the update left X on its registrant\'s lease');
     await raw.leaseClient.leaseRevoke({ ID: lost });
     await waitFor(() => recorder.history(a.uid).length === 3, 'A dropped and re-added', 5000);
     assert.deepEqual(recorder.history(a.uid), ['worker-added@1', 'worker-dropped@1', 'worker-added@1']);
-    assert.deepEqual(recorder.history(x.uid), ['worker-added@2'], 'X, held by the second publisher, is untouched');
-    const renewed = await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`);
+    assert.deepEqual(recorder.history(x.uid), ['worker-added@2'], 'X, registered by the second publisher, is untouched');
+    const renewed = await leaseOf(key(namespace, a.uid));
     assert.ok(renewed && renewed !== lost, 'A is on a new lease');
     assert.ok(diagnostics.some((d) => d.startsWith('warning') && d.includes(`Lease ${lost} was lost`)), diagnostics.join('\n'));
     assert.ok(diagnostics.some((d) => d.startsWith('recovered') && d.includes('Re-published 1 worker(s)')), diagnostics.join('\n'));
@@ -131,15 +133,84 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     assertReleased(discovery);
   });
 
+  it('ownership: an update or re-add from another publisher keeps the registrant\'s lease on the key', async () => {
+    const namespace = uniqueNamespace('owner');
+    const registrant = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
+    const updaters = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const recorder = new Recorder(updaters.events());
+    const a = makeWorker();
+    await registrant.publish('worker-added', a);
+    const lease = await leaseOf(key(namespace, a.uid));
+    assert.ok(lease !== undefined && lease !== '0');
+
+    const updater = updaters.publisher();
+    await updater.publish('worker-updated', workerInfo({ ...a, version: '2' }));
+    assert.equal(await leaseOf(key(namespace, a.uid)), lease, 'an update keeps the lease');
+    const readder = updaters.publisher();
+    await readder.publish('worker-added', makeWorker()); // it has a lease of its own
+    await readder.publish('worker-added', workerInfo({ ...a, version: '3' }));
+    assert.equal(await leaseOf(key(namespace, a.uid)), lease, 'a re-add keeps the lease');
+    assert.equal(decodeWorker((await raw.get(key(namespace, a.uid)).exec()).kvs[0]!.value).version, '3', 'with the new metadata');
+
+    await updater.close();
+    await readder.close();
+    await sleep(100);
+    assert.equal(await leaseOf(key(namespace, a.uid)), lease, 'the updaters closed: the key is still there, on its lease');
+    assert.deepEqual(recorder.history(a.uid), ['worker-added@1', 'worker-updated@2', 'worker-updated@3']);
+
+    await registrant.close();
+    assert.equal(await leaseOf(key(namespace, a.uid)), undefined, 'the registrant closed: the key is gone');
+    await waitFor(() => recorder.history(a.uid).length === 4, 'A dropped');
+    assert.equal(recorder.history(a.uid)[3], 'worker-dropped@3');
+    recorder.assertConsistent();
+    recorder.unsubscribe();
+    assertReleased(updaters);
+  });
+
+  it('ownership: of publishers adding the same absent uid at once, the one whose write created the key is its registrant', async () => {
+    const namespace = uniqueNamespace('race');
+    const discoveries = Array.from({ length: 4 }, () => etcdDiscovery({ endpoints: etcd.endpoints, namespace }));
+    const publishers = discoveries.map((discovery) => discovery.publisher());
+    // Every publisher holds a lease of its own before the race: its warm-up worker's.
+    const warmUps = publishers.map(() => makeWorker());
+    await Promise.all(publishers.map((publisher, i) => publisher.publish('worker-added', warmUps[i]!)));
+    const leases = await Promise.all(warmUps.map((worker) => leaseOf(key(namespace, worker.uid))));
+    assert.equal(new Set(leases).size, 4, 'four publishers, four leases');
+    const contested = Array.from({ length: 8 }, () => makeWorker());
+    const creators = new Map<string, number>();
+    let overwritten = 0;
+    for (const worker of contested) {
+      await Promise.all(publishers.map((publisher, i) => publisher.publish('worker-added', workerInfo({ ...worker, version: String(i) }))));
+      const [now] = (await raw.get(key(namespace, worker.uid)).exec()).kvs;
+      assert.ok(now);
+      const [created] = (await raw.get(key(namespace, worker.uid)).revision(now.create_revision).exec()).kvs;
+      assert.ok(created);
+      const creator = Number(decodeWorker(created.value).version);
+      creators.set(worker.uid, creator);
+      if (decodeWorker(now.value).version !== String(creator)) overwritten++;
+      assert.equal(now.lease, leases[creator], `worker ${worker.uid} is on the lease of publisher ${creator}, whose write created it`);
+    }
+    assert.ok(overwritten > 0, 'later adds refreshed the metadata (the value is not the creator\'s)');
+    // Each contested key goes exactly when its registrant closes.
+    for (const [i, publisher] of publishers.entries()) {
+      await publisher.close();
+      for (const worker of contested) {
+        const present = (await leaseOf(key(namespace, worker.uid))) !== undefined;
+        assert.equal(present, (creators.get(worker.uid) as number) > i, `worker ${worker.uid} after publisher ${i} closed`);
+      }
+    }
+    for (const discovery of discoveries) assertReleased(discovery);
+  });
+
   it('worker-updated is atomic: a worker deleted behind its back is not resurrected', async () => {
     const namespace = uniqueNamespace('atomic');
     const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
     const publisher = discovery.publisher();
     const a = makeWorker();
     await publisher.publish('worker-added', a);
-    await raw.delete().key(`/woolrx/${namespace}/workers/${a.uid}`);
+    await raw.delete().key(key(namespace, a.uid));
     await assert.rejects(publisher.publish('worker-updated', workerInfo({ ...a, version: '2' })), WorkerNotFoundError);
-    assert.equal(await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`), undefined);
+    assert.equal(await leaseOf(key(namespace, a.uid)), undefined);
     await publisher.close();
     assertReleased(discovery);
   });
