@@ -57,7 +57,7 @@ function authOf(read: OptionReader, auth: unknown): EtcdSettings['auth'] {
   if (typeof username !== 'string' || username.length === 0) read.fail('auth.username', 'a non-empty string', username);
   // The password is never shown in a message.
   if (typeof password !== 'string') read.fail('auth.password', 'a string', '(hidden)');
-  return { username: username as string, password: password as string };
+  return { username, password };
 }
 
 /**
