@@ -102,7 +102,7 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
       }
       const slash = cli(['watch', '-b', 'etcd', '-n', 'a/b']);
       assert.equal(await slash.done, 2);
-      assert.match(slash.err(), /namespace: "a\/b"/);
+      assert.match(slash.err(), /^woolrx watch: etcdDiscovery: option namespace must be a non-empty string without "\/", got "a\/b"$/m);
     } finally {
       if (saved !== undefined) process.env['WOOLRX_ETCD_PASSWORD'] = saved;
     }
