@@ -133,6 +133,47 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     assertReleased(discovery);
   });
 
+  it('after a lost lease, leaves alone a worker another publisher registered meanwhile', async () => {
+    const namespace = uniqueNamespace('lost-other');
+    const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
+    const cut = etcdDiscovery({ endpoints: [proxy.endpoint], namespace, ttl: 2 });
+    const direct = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const first = cut.publisher();
+    const second = direct.publisher();
+    const diagnostics: string[] = [];
+    const diagnosticsSubscription = cut.diagnostics.subscribe((d) => diagnostics.push(`${d.kind}: ${d.message}`));
+    try {
+      const a = makeWorker();
+      const b = makeWorker();
+      await first.publish('worker-added', a);
+      await first.publish('worker-added', b);
+      const lost = await leaseOf(key(namespace, a.uid));
+      assert.ok(lost);
+      proxy.cut();
+      await raw.leaseClient.leaseRevoke({ ID: lost }); // A and B go with it
+      await second.publish('worker-added', workerInfo({ ...a, version: '2' })); // A registered anew, by the second
+      proxy.restore();
+      await waitFor(() => diagnostics.some((d) => d.startsWith('recovered')), () => `the recovery: ${diagnostics.join(' | ')}`, 15_000);
+      assert.ok(diagnostics.some((d) => d.startsWith('recovered') && d.includes('Re-published 1 worker(s)')), diagnostics.join('\n'));
+      const held = await leaseOf(key(namespace, a.uid));
+      assert.ok(held !== undefined && held !== lost);
+      const restored = await leaseOf(key(namespace, b.uid));
+      assert.ok(restored !== undefined && restored !== lost && restored !== held, 'B is back, on the first publisher\'s new lease');
+      await first.close();
+      assert.equal(await leaseOf(key(namespace, a.uid)), held, 'the first publisher no longer owns A: its close leaves it');
+      assert.equal(await leaseOf(key(namespace, b.uid)), undefined, 'and withdraws B');
+      await second.close();
+      assert.equal(await leaseOf(key(namespace, a.uid)), undefined, 'A goes with its new registrant');
+      assertReleased(cut);
+      assertReleased(direct);
+    } finally {
+      diagnosticsSubscription.unsubscribe();
+      await first.close();
+      await second.close();
+      await proxy.close();
+    }
+  });
+
   it('ownership: an update or re-add from another publisher keeps the registrant\'s lease on the key', async () => {
     const namespace = uniqueNamespace('owner');
     const registrant = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
