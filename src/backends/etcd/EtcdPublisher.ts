@@ -59,6 +59,8 @@ export class EtcdPublisher extends PublisherBase {
   #client: Etcd3 | undefined;
   #lease: Lease | undefined;
   #leaseId: string | undefined;
+  /** A lease lost and not yet recovered from: keys still on it are this publisher's too. */
+  #lost: string | undefined;
   /**
    * Changes and lease recoveries run one after the other on this chain: a
    * recovery is started by the lease, not by `publish`, so it cannot join
@@ -160,7 +162,8 @@ export class EtcdPublisher extends PublisherBase {
       previous = result.responses[0]?.response_put.prev_kv;
     }
     // The key kept its lease: this publisher owns it if that lease is its own.
-    if (previous !== undefined && this.#leaseId !== undefined && previous.lease === this.#leaseId) {
+    const holder = previous?.lease;
+    if (holder !== undefined && (holder === this.#leaseId || holder === this.#lost)) {
       this.#owned.set(worker.uid, worker);
     } else {
       this.#owned.delete(worker.uid);
@@ -190,6 +193,7 @@ export class EtcdPublisher extends PublisherBase {
     this.#lease = undefined;
     this.#leaseId = undefined;
     if (lost === undefined) return; // never granted: the pending publish rejects
+    this.#lost = lost;
     this.#report(
       'warning',
       `Lease ${lost} was lost (${error.message}); granting a new one and restoring ${this.#owned.size} worker(s)`,
@@ -208,6 +212,7 @@ export class EtcdPublisher extends PublisherBase {
           if (await this.#restore(worker, lost, lease)) restored++;
           else this.#owned.delete(uid); // another publisher registered it meanwhile
         }
+        if (this.#lost === lost) this.#lost = undefined;
         this.#report('recovered', `Re-published ${restored} worker(s) under lease ${lease}`);
         return;
       } catch (error) {

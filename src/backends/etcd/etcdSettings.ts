@@ -3,7 +3,7 @@ import type { EtcdDiscoveryOptions, EtcdSettings, EtcdTlsOptions } from './types
 
 const ENDPOINT = /^(https?):\/\/([^/\s]+?)\/?$/;
 const MAX_TTL = 2_000_000;
-const KNOWN = ['endpoints', 'namespace', 'ttl', 'prefix', 'tls', 'auth', 'requestTimeout'] as const;
+const KNOWN = ['endpoints', 'namespace', 'ttl', 'prefix', 'tls', 'auth', 'requestTimeout'] as const satisfies readonly (keyof EtcdDiscoveryOptions)[];
 
 function pem(read: OptionReader, name: string, value: unknown): Buffer | undefined {
   if (value === undefined) return undefined;
