@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { SYNCED, syncedSnapshots } from '../src/discovery/syncedSnapshots.js';
+import { SYNCED, syncedSnapshots, type SyncedItem } from '../src/discovery/syncedSnapshots.js';
 import { added, dropped, snapshotOf, testWorker, updated, workerTestScheduler } from '../src/testing/index.js';
 
 const gpu = (worker: { tags: readonly string[] }): boolean => worker.tags.includes('gpu');
@@ -11,9 +11,9 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
     const w3 = testWorker(3);
     const w2v2 = testWorker(2, { version: '2.0.0' });
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold('  --a--b--S-----c--(de)--|', { a: added(w1), b: added(w2), S: SYNCED, c: added(w3), d: updated(w2v2), e: dropped(w1) });
-      const subs = '         ^----------------------!';
-      const expected = '     --------A-----B--C-----|';
+      const source = cold<SyncedItem>('  --a--b--S-----c--(de)--|', { a: added(w1), b: added(w2), S: SYNCED, c: added(w3), d: updated(w2v2), e: dropped(w1) });
+      const subs = '                     ^----------------------!';
+      const expected = '                 --------A-----B--C-----|';
       expectObservable(source.pipe(syncedSnapshots(undefined))).toBe(expected, {
         A: snapshotOf(w1, w2),
         B: snapshotOf(w1, w2, w3),
@@ -26,9 +26,9 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
   it('an empty pool is an empty first snapshot ("no workers", not "loading")', () => {
     const w1 = testWorker(1);
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold('  -----S---a--|', { S: SYNCED, a: added(w1) });
-      const subs = '         ^-----------!';
-      const expected = '     -----E---F--|';
+      const source = cold<SyncedItem>('  -----S---a--|', { S: SYNCED, a: added(w1) });
+      const subs = '                     ^-----------!';
+      const expected = '                 -----E---F--|';
       expectObservable(source.pipe(syncedSnapshots(undefined))).toBe(expected, { E: snapshotOf(), F: snapshotOf(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -38,9 +38,9 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
     const w1 = testWorker(1);
     const w2 = testWorker(2);
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold('  (abS)--S--|', { a: added(w1), b: added(w2), S: SYNCED });
-      const subs = '         ^---------!';
-      const expected = '     A---------|';
+      const source = cold<SyncedItem>('  (abS)--S--|', { a: added(w1), b: added(w2), S: SYNCED });
+      const subs = '                     ^---------!';
+      const expected = '                 A---------|';
       expectObservable(source.pipe(syncedSnapshots(undefined))).toBe(expected, { A: snapshotOf(w1, w2) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -51,9 +51,9 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
     const c2 = testWorker(2);
     const g2 = testWorker(2, { tags: ['gpu'] });
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold('  -a-b-S--c--x--|', { a: added(g1), b: added(c2), S: SYNCED, c: updated(g2), x: updated(c2) });
-      const subs = '         ^-------------!';
-      const expected = '     -----A--B--C--|';
+      const source = cold<SyncedItem>('  -a-b-S--c--x--|', { a: added(g1), b: added(c2), S: SYNCED, c: updated(g2), x: updated(c2) });
+      const subs = '                     ^-------------!';
+      const expected = '                 -----A--B--C--|';
       expectObservable(source.pipe(syncedSnapshots(gpu))).toBe(expected, {
         A: snapshotOf(g1),
         B: snapshotOf(g1, g2),
@@ -67,9 +67,9 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
     const w1 = testWorker(1);
     const boom = new Error('predicate failed');
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold('  -S--a--b-|', { S: SYNCED, a: added(w1), b: added(testWorker(2)) });
-      const subs = '         ^---!';
-      const expected = '     -E--#';
+      const source = cold<SyncedItem>('  -S--a--b-|', { S: SYNCED, a: added(w1), b: added(testWorker(2)) });
+      const subs = '                     ^---!';
+      const expected = '                 -E--#';
       const predicate = (): boolean => {
         throw boom;
       };
@@ -81,9 +81,9 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
   it('forwards a source error at once', () => {
     const w1 = testWorker(1);
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold('  -a-S--#', { a: added(w1), S: SYNCED });
-      const subs = '         ^-----!';
-      const expected = '     ---A--#';
+      const source = cold<SyncedItem>('  -a-S--#', { a: added(w1), S: SYNCED });
+      const subs = '                     ^-----!';
+      const expected = '                 ---A--#';
       expectObservable(source.pipe(syncedSnapshots(undefined))).toBe(expected, { A: snapshotOf(w1) });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -92,10 +92,10 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
   it('early unsubscribe releases the source', () => {
     const w1 = testWorker(1);
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold('  -S--a--a--|', { S: SYNCED, a: added(w1) });
-      const subs = '         ^---!';
-      const unsub = '        ----!';
-      const expected = '     -E---';
+      const source = cold<SyncedItem>('  -S--a--a--|', { S: SYNCED, a: added(w1) });
+      const subs = '                     ^---!';
+      const unsub = '                    ----!';
+      const expected = '                 -E---';
       expectObservable(source.pipe(syncedSnapshots(undefined)), unsub).toBe(expected, { E: snapshotOf() });
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
@@ -103,8 +103,8 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
 
   it('empty and never: nothing is ever known, so nothing is emitted', () => {
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const empty = cold('   |');
-      const never = cold('   -');
+      const empty = cold<SyncedItem>('   |');
+      const never = cold<SyncedItem>('   -');
       expectObservable(empty.pipe(syncedSnapshots(undefined))).toBe('|');
       expectObservable(never.pipe(syncedSnapshots(undefined))).toBe('-');
       expectSubscriptions(empty.subscriptions).toBe('(^!)');
