@@ -121,6 +121,9 @@ export class LocalPublisher extends PublisherBase {
     if (type === 'worker-updated') throw new WorkerNotFoundError(uid, this.namespace);
     const free = findSlot(table, length, FREE_SLOT);
     if (free < 0) throw new CapacityExhaustedError(segment.capacity() ?? 0, this.namespace);
+    // Killed between the block and its slot, this publisher would leave an
+    // orphan block: the intent record lets the next lock holder reclaim it.
+    writer.intend(bytes);
     const ino = writeBlock(path, payload, this.#settings.blockSize, uid, true);
     let slotWritten = false;
     try {
@@ -128,6 +131,7 @@ export class LocalPublisher extends PublisherBase {
       // finds the segment already showing it.
       segment.writeSlot(free, bytes);
       slotWritten = true;
+      writer.intend(undefined);
       writer.journal()?.append(JOURNAL_ADDED, bytes, free, payload);
     } catch (error) {
       if (slotWritten) segment.writeSlot(free, FREE_SLOT);

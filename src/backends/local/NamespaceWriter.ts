@@ -1,4 +1,4 @@
-import { statSync, unlinkSync } from 'node:fs';
+import { readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Subject } from 'rxjs';
@@ -11,6 +11,7 @@ import { findSlot } from './findSlot.js';
 import { Journal, JOURNAL_DROPPED } from './Journal.js';
 import { FREE_SLOT, LENGTH_PREFIX, SLOT_SIZE } from './layout.js';
 import { SegmentFile } from './SegmentFile.js';
+import { slotUid } from './slotUid.js';
 import { touchNotify } from './touchNotify.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { uidBytes } from './uidBytes.js';
@@ -38,6 +39,9 @@ export class NamespaceWriter {
   #journal: Journal | undefined;
   /** wool's lock file, kept open between sections (re-validated at each lock); closed by `close()`. */
   readonly #woolFlock: WoolFlock;
+  /** woolrx's lock file, likewise; its first 16 bytes are the intent record (see {@link NamespaceWriter.intend}). */
+  readonly #rxFlock: WoolFlock;
+  readonly #intent = Buffer.alloc(SLOT_SIZE);
   readonly #lockOptions: NamespaceLockOptions;
   /** Some section took the lock (and so may have created wool's lock file or the lock directory). */
   #everLocked = false;
@@ -56,7 +60,8 @@ export class NamespaceWriter {
     this.#settings = settings;
     this.#diagnostics = diagnostics;
     this.#woolFlock = new WoolFlock(names.lockPath);
-    this.#lockOptions = { ...names, ...settings, woolFlock: this.#woolFlock };
+    this.#rxFlock = new WoolFlock(names.rxLockPath, names.lockDirPath);
+    this.#lockOptions = { ...names, ...settings, woolFlock: this.#woolFlock, rxFlock: this.#rxFlock };
   }
 
   /** Whether a section ever took the lock, or a segment is held (so a closing owner has something to clean up). */
@@ -91,7 +96,9 @@ export class NamespaceWriter {
       let notReady = false;
       let records = 0;
       try {
-        records = section(this.#currentSegment(create));
+        const segment = this.#currentSegment(create);
+        if (segment !== undefined) this.#recoverIntent();
+        records = section(segment);
       } catch (error) {
         if (!(error instanceof SegmentNotReady)) throw error;
         notReady = true;
@@ -172,6 +179,7 @@ export class NamespaceWriter {
     const bytes = uidBytes(uid);
     const slot = findSlot(this.#table, this.#tableLength, bytes);
     if (slot < 0) return false;
+    this.intend(bytes);
     segment.writeSlot(slot, FREE_SLOT);
     this.#table.fill(0, slot * SLOT_SIZE, slot * SLOT_SIZE + SLOT_SIZE);
     try {
@@ -187,8 +195,24 @@ export class NamespaceWriter {
         });
       }
     }
+    this.intend(undefined);
     this.journal()?.append(JOURNAL_DROPPED, bytes, slot, undefined);
     return true;
+  }
+
+  /**
+   * Records (under the lock) which worker's block the section is about to
+   * create, or to free and unlink, in woolrx's lock file; `undefined`
+   * clears it once the slot table agrees with the blocks again. A holder
+   * killed in between (after creating a block, before taking its slot; after
+   * freeing a slot, before unlinking its block) leaves the record behind,
+   * and the next holder reclaims the orphan block (see #recoverIntent).
+   * @param uid The worker's 16 UUID bytes, or `undefined` to clear.
+   */
+  intend(uid: Buffer | undefined): void {
+    const fd = this.#rxFlock.fd;
+    if (fd === undefined) return;
+    writeSync(fd, uid ?? FREE_SLOT, 0, SLOT_SIZE, 0);
   }
 
   /** Closes the segment and the journal (the next section re-opens them). */
@@ -203,6 +227,35 @@ export class NamespaceWriter {
   close(): void {
     this.forget();
     this.#woolFlock.close();
+    this.#rxFlock.close();
+  }
+
+  /**
+   * Under the lock, with the slot table read: if the last holder died in
+   * the middle of a section (its intent record is still there), unlinks the
+   * block it named unless a slot holds that worker (then the block is
+   * live), and clears the record.
+   */
+  #recoverIntent(): void {
+    const fd = this.#rxFlock.fd;
+    if (fd === undefined) return;
+    const intent = this.#intent;
+    if (readSync(fd, intent, 0, SLOT_SIZE, 0) < SLOT_SIZE || intent.equals(FREE_SLOT)) return;
+    if (findSlot(this.#table, this.#tableLength, intent) < 0) {
+      const uid = slotUid(intent, 0);
+      try {
+        unlinkSync(this.blockPath(uid));
+        this.#diagnostics.next({
+          kind: 'recovered',
+          namespace: this.#names.namespace,
+          uid,
+          message: `Removed the orphan block of worker ${uid}, left by a lock holder that died between its block and its slot`,
+        });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+    this.intend(undefined);
   }
 
   /** The segment the name points at now (under the lock); `SegmentNotReady` while its header is missing. */

@@ -1,5 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, statSync } from 'node:fs';
+import { closeSync, constants, statSync } from 'node:fs';
 import fsExt from 'fs-ext';
+import { ensureSafeDir } from './ensureSafeDir.js';
+import { openSafe } from './openSafe.js';
 
 /** How wool (and the test peer) opens its lock file: read-write, created on demand, mode 0600. */
 const OPEN_FLAGS = constants.O_RDWR | constants.O_CREAT;
@@ -23,15 +25,27 @@ const REOPENS = 4;
 export class WoolFlock {
   /** The lock file. */
   readonly path: string;
+  /** A directory of its own to create (0700) and check before opening, if any. */
+  readonly #dir: string | undefined;
   #fd: number | undefined;
   /** Device and inode of the file `#fd` is open on (fixed for the descriptor's life). */
   #dev = 0;
   #ino = 0;
   #locked = false;
 
-  /** @param path The lock file (`LocalNames.lockPath`). */
-  constructor(path: string) {
+  /**
+   * @param path The lock file (`LocalNames.lockPath` or `LocalNames.rxLockPath`).
+   * @param dir The lock file's own directory, created (0700) and checked
+   *   when the file is opened; `undefined` for a file in a shared directory.
+   */
+  constructor(path: string, dir?: string) {
     this.path = path;
+    this.#dir = dir;
+  }
+
+  /** The open descriptor (while the lock is held, the locked file's). */
+  get fd(): number | undefined {
+    return this.#fd;
   }
 
   /** `true` while this holds the lock. */
@@ -48,8 +62,11 @@ export class WoolFlock {
     if (this.#locked) throw new Error(`wool lock ${this.path} is already held by this descriptor`);
     for (let reopen = 0; reopen <= REOPENS; reopen += 1) {
       if (this.#fd === undefined) {
-        this.#fd = openSync(this.path, OPEN_FLAGS, OPEN_MODE);
-        const opened = fstatSync(this.#fd);
+        // Never through a symbolic link, never another user's file or one
+        // others can write (the temp directory is shared).
+        if (this.#dir !== undefined) ensureSafeDir(this.#dir);
+        const { fd, stats: opened } = openSafe(this.path, OPEN_FLAGS, OPEN_MODE);
+        this.#fd = fd;
         this.#dev = opened.dev;
         this.#ino = opened.ino;
       }

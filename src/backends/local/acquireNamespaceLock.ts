@@ -1,52 +1,25 @@
-import { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { rmdirSync } from 'node:fs';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
-import { lock as lockCore } from 'proper-lockfile/lib/lockfile.js';
 import { retryDelay } from '../../discovery/retryDelay.js';
 import { LockTimeoutError } from './LockTimeoutError.js';
 import { WoolFlock } from './WoolFlock.js';
 
-type Callback = (error: unknown, value?: unknown) => void;
-
-// proper-lockfile's own `lockSync` wraps this same core (`lib/lockfile.js`),
-// but copies the whole fs module on every call and so never caches its
-// mtime-precision probe: ~3x the cost of the mkdir itself. Driving the core
-// directly with a persistent synchronous fs gives the same lock (mkdir,
-// stale takeover, mtime refresh) in one mkdir + one stat, and the release in
-// one rmdir.
-
-function synchronous(method: (...args: never[]) => unknown): (...args: unknown[]) => void {
-  return (...args: unknown[]) => {
-    const callback = args.pop() as Callback;
-    let result: unknown;
-    try {
-      result = method(...(args as never[]));
-    } catch (error) {
-      callback(error);
-      return;
-    }
-    callback(null, result);
-  };
-}
-
-/** The calls proper-lockfile makes, answered synchronously (the callback runs before the call returns). */
-const LOCK_FS = {
-  mkdir: synchronous(mkdirSync),
-  rmdir: synchronous(rmdirSync),
-  stat: synchronous(statSync),
-  utimes: synchronous(utimesSync),
-  realpath: synchronous(realpathSync),
-};
-
 /** What {@link acquireNamespaceLock} needs. @internal */
 export interface NamespaceLockOptions {
   readonly namespace: string;
-  /** wool's lock file, `flock(2)`ed exclusively (proper-lockfile is also told its name, for its bookkeeping). */
+  /** wool's lock file, `flock(2)`ed exclusively. */
   readonly lockPath: string;
-  /** The directory proper-lockfile creates atomically as the lock. */
+  /** woolrx's lock file, `flock(2)`ed exclusively first (`<lockDirPath>/lock`). */
+  readonly rxLockPath: string;
+  /** woolrx's lock directory (`/dev/shm/woolrx-lock-<short_hash(ns)>`), created 0700 on demand. */
   readonly lockDirPath: string;
   readonly lockTimeout: number;
-  readonly lockStale: number;
+  /**
+   * woolrx's lock: a {@link WoolFlock} on `rxLockPath` that the caller keeps
+   * (and closes) across acquisitions; `undefined`: one opened for this
+   * acquisition and closed by its release.
+   */
+  readonly rxFlock?: WoolFlock | undefined;
   /**
    * wool's `flock`: a {@link WoolFlock} on `lockPath` that the caller keeps
    * (and closes) across acquisitions; `undefined`: one opened for this
@@ -59,138 +32,129 @@ export interface NamespaceLockOptions {
 /** A release function (synchronous, idempotent): wool's flock first, then woolrx's lock. */
 type Release = () => void;
 
+/** One lock: its flock, and whether this acquisition opened it (then its release closes it). */
+interface Held {
+  readonly flock: WoolFlock;
+  readonly owned: boolean;
+}
+
+function rxFlockOf(options: NamespaceLockOptions): Held {
+  return options.rxFlock === undefined
+    ? { flock: new WoolFlock(options.rxLockPath, options.lockDirPath), owned: true }
+    : { flock: options.rxFlock, owned: false };
+}
+
+function woolFlockOf(options: NamespaceLockOptions): Held | undefined {
+  if (options.woolFlock === false) return undefined;
+  return options.woolFlock === undefined
+    ? { flock: new WoolFlock(options.lockPath), owned: true }
+    : { flock: options.woolFlock, owned: false };
+}
+
+/** Releases (or closes, if this acquisition opened it) one lock; never throws. */
+function letGo(held: Held): void {
+  try {
+    if (held.owned) held.flock.close();
+    else held.flock.unlock();
+  } catch {
+    // Closing the descriptor releases it anyway.
+  }
+}
+
+/**
+ * One non-blocking attempt on one lock. The lock's directory is removed by
+ * the last one out, possibly between our creating it and our opening the
+ * file in it: create it again (a few times).
+ */
+function tryOnce(held: Held): boolean {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return held.flock.tryLock();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw error;
+    }
+  }
+}
+
+/** Releases in reverse order of acquisition: wool's flock, then woolrx's lock. */
+function bothReleased(rx: Held, wool: Held | undefined): Release {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (wool !== undefined) letGo(wool);
+    letGo(rx);
+  };
+}
+
 /**
  * Tries once to take the namespace lock — woolrx's lock, then wool's
  * `flock` (unless `woolFlock` is `false`) — without waiting.
  *
  * @param options The lock to take.
  * @returns A release function, or `undefined` when another holder has either lock (then neither is held).
- * @throws Any error but "already locked" (e.g. an unwritable temp directory); then neither is held.
+ * @throws Any error but "already locked" (e.g. an unwritable temp directory, {@link UnsafeObjectError}); then neither is held.
  * @internal
  */
 export function tryNamespaceLock(options: NamespaceLockOptions): Release | undefined {
-  const releaseDir = tryDirLock(options);
-  if (releaseDir === undefined) return undefined;
-  if (options.woolFlock === false) return once(releaseDir);
-  const flock = options.woolFlock ?? new WoolFlock(options.lockPath);
-  const owned = options.woolFlock === undefined;
+  const rx = rxFlockOf(options);
+  let rxTaken = false;
+  try {
+    rxTaken = tryOnce(rx);
+  } finally {
+    if (!rxTaken) letGo(rx);
+  }
+  if (!rxTaken) return undefined;
+  const wool = woolFlockOf(options);
+  if (wool === undefined) return bothReleased(rx, undefined);
   let taken = false;
   try {
-    taken = flock.tryLock();
+    taken = tryOnce(wool);
   } finally {
     if (!taken) {
-      if (owned) flock.close();
-      releaseDirQuietly(releaseDir);
+      letGo(wool);
+      letGo(rx);
     }
   }
-  return taken ? bothReleased(flock, owned, releaseDir) : undefined;
-}
-
-/** woolrx's lock alone, once. */
-function tryDirLock(options: NamespaceLockOptions): Release | undefined {
-  // The lock's parent directory is created on demand and removed by the last
-  // one out, possibly between our mkdir of it and our lock: create it again.
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return lockOnce(options);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw error;
-      mkdirSync(dirname(options.lockDirPath), { recursive: true, mode: 0o700 });
-    }
-  }
-}
-
-function releaseDirQuietly(release: Release): void {
-  try {
-    release();
-  } catch {
-    // Already removed (taken over as stale): nothing left to release.
-  }
-}
-
-function once(release: Release): Release {
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    releaseDirQuietly(release);
-  };
-}
-
-/** Releases in reverse order of acquisition: wool's flock, then woolrx's lock. */
-function bothReleased(flock: WoolFlock, owned: boolean, releaseDir: Release): Release {
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    try {
-      if (owned) flock.close();
-      else flock.unlock();
-    } finally {
-      releaseDirQuietly(releaseDir);
-    }
-  };
+  return taken ? bothReleased(rx, wool) : undefined;
 }
 
 /**
- * Removes the (empty) parent directory of the lock; a no-op while anyone
- * holds the lock. For the last one out, after releasing.
+ * Removes the (empty) directory of woolrx's lock; a no-op while anything is
+ * in it. For the last one out, after releasing (the lock file was unlinked
+ * while held).
  * @param options The lock.
  * @internal
  */
 export function removeLockParent(options: Pick<NamespaceLockOptions, 'lockDirPath'>): void {
   try {
-    rmdirSync(dirname(options.lockDirPath));
+    rmdirSync(options.lockDirPath);
   } catch {
     // Held again already, or gone.
   }
 }
 
-function lockOnce(options: NamespaceLockOptions): (() => void) | undefined {
-  let failure: unknown;
-  let release: ((callback: Callback) => void) | undefined;
-  lockCore(
-    options.lockPath,
-    {
-      stale: options.lockStale,
-      realpath: false,
-      lockfilePath: options.lockDirPath,
-      fs: LOCK_FS,
-      // Critical sections are synchronous and take microseconds; a
-      // "compromised" lock can only mean the holder was frozen for longer
-      // than `stale`. Nothing to undo then: the section is long finished.
-      onCompromised: () => undefined,
-    },
-    (error, releaser) => {
-      failure = error;
-      release = releaser;
-    },
-  );
-  if (failure !== null && failure !== undefined) {
-    if ((failure as NodeJS.ErrnoException).code === 'ELOCKED') return undefined;
-    throw failure instanceof Error ? failure : new Error('proper-lockfile failed', { cause: failure });
+/** Retries `held` without blocking the event loop until `deadline`: next turns of the loop a few times, then 1, 2, 4 ... `maxDelay` ms. */
+async function acquireOne(held: Held, options: NamespaceLockOptions, deadline: number, maxDelay: number): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    if (tryOnce(held)) return;
+    const left = deadline - performance.now();
+    if (left <= 0) throw new LockTimeoutError(options.namespace, options.lockTimeout);
+    if (attempt < 8) await yieldToLoop();
+    else await sleep(Math.min(retryDelay(attempt - 8, 1, maxDelay), left));
   }
-  if (release === undefined) throw new Error('proper-lockfile did not answer synchronously');
-  const releaser = release;
-  return () => {
-    let error: unknown;
-    releaser((e) => {
-      error = e;
-    });
-    if (error !== null && error !== undefined) throw error instanceof Error ? error : new Error('proper-lockfile release failed', { cause: error });
-  };
 }
 
 /**
- * Takes the namespace lock: woolrx's lock (a proper-lockfile `mkdir` lock,
- * the directory on tmpfs next to the segment:
- * `/dev/shm/woolrx-lock-<short_hash(ns)>`), then, holding it, wool's lock
- * (an exclusive `flock(2)` on `<realpath(tmpdir)>/wool-lock-<short_hash(ns)>`,
- * unless `woolFlock` is `false`), so that woolrx and wool publishers exclude
- * each other. Never blocks the event loop: both are tried without waiting,
- * with a short asynchronous backoff, and together bounded by `lockTimeout`.
- * A woolrx lock whose holder died is recovered once older than `lockStale`;
- * a dead holder's `flock` is released by the kernel.
+ * Takes the namespace lock: woolrx's lock (an exclusive `flock(2)` on
+ * `/dev/shm/woolrx-lock-<short_hash(ns)>/lock`), then, holding it, wool's
+ * lock (an exclusive `flock(2)` on
+ * `<realpath(tmpdir)>/wool-lock-<short_hash(ns)>`, unless `woolFlock` is
+ * `false`), so that woolrx and wool publishers exclude each other. Both are
+ * kernel locks: a holder that dies (even `kill -9`) releases them at once.
+ * Never blocks the event loop: both are tried without waiting, with a short
+ * asynchronous backoff, and together bounded by `lockTimeout`. Neither file
+ * is used when it is a symbolic link, another user's, or writable by others.
  *
  * Callers run their whole read-modify-write synchronously between this
  * promise resolving and calling the release function.
@@ -198,38 +162,29 @@ function lockOnce(options: NamespaceLockOptions): (() => void) | undefined {
  * @param options The lock to take.
  * @returns A release function (synchronous, idempotent): releases wool's lock, then woolrx's.
  * @throws {LockTimeoutError} When either lock stays busy until `lockTimeout` ms have passed (then neither is held).
+ * @throws {UnsafeObjectError} When a lock file or directory is not safe to use.
  * @internal
  */
 export async function acquireNamespaceLock(options: NamespaceLockOptions): Promise<Release> {
   const deadline = performance.now() + options.lockTimeout;
-  let releaseDir: Release | undefined;
-  // Holders keep the lock for tens to hundreds of microseconds: retry on the
-  // next turn of the event loop a few times, then every 1, 2, 4, ... 20 ms.
-  for (let attempt = 0; ; attempt += 1) {
-    releaseDir = tryDirLock(options);
-    if (releaseDir !== undefined) break;
-    const left = deadline - performance.now();
-    if (left <= 0) throw new LockTimeoutError(options.namespace, options.lockTimeout);
-    if (attempt < 8) await yieldToLoop();
-    else await sleep(Math.min(retryDelay(attempt - 8, 1, 20), left));
-  }
-  if (options.woolFlock === false) return once(releaseDir);
-  const flock = options.woolFlock ?? new WoolFlock(options.lockPath);
-  const owned = options.woolFlock === undefined;
+  const rx = rxFlockOf(options);
   try {
-    // wool holds its flock for microseconds to milliseconds: retry on the
-    // next turn of the event loop a few times, then every 1, 2, 4 ms.
-    for (let attempt = 0; ; attempt += 1) {
-      if (flock.tryLock()) return bothReleased(flock, owned, releaseDir);
-      const left = deadline - performance.now();
-      if (left <= 0) throw new LockTimeoutError(options.namespace, options.lockTimeout);
-      if (attempt < 8) await yieldToLoop();
-      else await sleep(Math.min(retryDelay(attempt - 8, 1, 4), left));
-    }
+    // Holders keep the lock for tens to hundreds of microseconds.
+    await acquireOne(rx, options, deadline, 20);
   } catch (error) {
-    // Timed out or failed: neither lock is kept.
-    if (owned) flock.close();
-    releaseDirQuietly(releaseDir);
+    letGo(rx);
     throw error;
   }
+  const wool = woolFlockOf(options);
+  if (wool === undefined) return bothReleased(rx, undefined);
+  try {
+    // wool holds its flock for microseconds to milliseconds.
+    await acquireOne(wool, options, deadline, 4);
+  } catch (error) {
+    // Timed out or failed: neither lock is kept.
+    letGo(wool);
+    letGo(rx);
+    throw error;
+  }
+  return bothReleased(rx, wool);
 }

@@ -66,6 +66,8 @@ export function cleanupNamespace(names: LocalNames): boolean {
   // wool's lock file: we hold its flock (woolrx peers re-check the path after
   // their flock succeeds; wool does not — see docs/backends/local.md).
   unlinkQuietly(names.lockPath);
+  // woolrx's lock file, held too (woolrx peers re-check its path likewise).
+  unlinkQuietly(names.rxLockPath);
   try {
     rmdirSync(names.notifyDir);
   } catch {

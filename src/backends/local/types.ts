@@ -14,9 +14,9 @@ export interface LocalDiscoveryOptions {
    */
   readonly lockTimeout?: number | undefined;
   /**
-   * Age in ms after which a lock left by a crashed holder is taken over
-   * (proper-lockfile's `stale`; at least 2 000). Holders keep it for
-   * microseconds, so only a dead holder's lock gets that old. Default 10 000.
+   * Accepted for compatibility (at least 2 000), no longer used: woolrx's
+   * lock is a kernel `flock(2)`, released the moment its holder dies, so
+   * there is no stale lock to wait for. Default 10 000.
    */
   readonly lockStale?: number | undefined;
   /**
@@ -45,17 +45,24 @@ export interface LocalNames {
   /**
    * `<tmp>/wool-lock-<short_hash(namespace)>`: wool's lock file. woolrx
    * holds an exclusive `flock(2)` on it (inside its own lock) across every
-   * read-modify-write, as wool does; proper-lockfile is also told its name,
-   * for its bookkeeping.
+   * read-modify-write, as wool does.
    */
   readonly lockPath: string;
   /**
-   * `/dev/shm/woolrx-lock-<short_hash(namespace)>/held`: the directory whose
-   * atomic mkdir is woolrx's lock. On tmpfs, beside the segment (a cycle
-   * costs microseconds there, against ~0.1-1 ms on a journaled /tmp), one
-   * level down so that taking it raises no event for `/dev/shm` watchers.
+   * `/dev/shm/woolrx-lock-<short_hash(namespace)>`: woolrx's lock directory
+   * (mode 0700), holding its lock file and journal. On tmpfs, beside the
+   * segment; one level down so that its writes raise no event for
+   * `/dev/shm` watchers.
    */
   readonly lockDirPath: string;
+  /**
+   * `/dev/shm/woolrx-lock-<short_hash(namespace)>/lock`: woolrx's lock, an
+   * exclusive `flock(2)` taken before wool's (a kernel lock: released at
+   * once when its holder dies). Its first 16 bytes name the worker whose
+   * block a critical section is creating or removing (zeros otherwise), so
+   * that the next holder reclaims the block of a holder that died mid-way.
+   */
+  readonly rxLockPath: string;
   /** `/dev/shm/woolrx-lock-<short_hash(namespace)>/journal`: woolrx's change journal (see Journal). */
   readonly journalPath: string;
   /** `<tmp>/wool-<namespace>`. */

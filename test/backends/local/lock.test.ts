@@ -38,18 +38,23 @@ describe('local namespace lock', () => {
     await publisher.close();
   });
 
-  it('recovers the lock of a holder that was SIGKILLed once it is stale', async () => {
-    const namespace = uniqueNamespace('lockstale');
+  it('takes the lock of a holder that was SIGKILLed at once (a kernel lock: no stale wait)', async () => {
+    const namespace = uniqueNamespace('lockkilled');
     const w = makeWorker();
     used.push({ namespace, uids: [w.uid] });
     const child = await holder(namespace);
+    const publisher = localDiscovery(namespace, { lockTimeout: 10_000, pollInterval: false }).publisher();
+    await assert.rejects(
+      localDiscovery(namespace, { lockTimeout: 100, pollInterval: false }).publisher().publish('worker-added', makeWorker()),
+      isLockTimeout(namespace, 100),
+      'held while the holder lives',
+    );
     await child.kill('SIGKILL');
-    assert.ok(existsSync(join('/dev/shm', `woolrx-lock-${shortHash(namespace)}`, 'held')), 'the dead holder left its lock');
-    const publisher = localDiscovery(namespace, { lockStale: 2_000, lockTimeout: 10_000, pollInterval: false }).publisher();
+    assert.ok(existsSync(join('/dev/shm', `woolrx-lock-${shortHash(namespace)}`, 'lock')), 'the dead holder left its lock file');
     const started = performance.now();
     await publisher.publish('worker-added', w);
     const waited = performance.now() - started;
-    assert.ok(waited < 5_000, `recovered after ${waited} ms`);
+    assert.ok(waited < 1_000, `took the dead holder's lock after ${waited} ms`);
     await publisher.close();
   });
 });

@@ -128,7 +128,7 @@ describe('local publisher', () => {
     const w = worker();
     await publisher.publish('worker-added', w);
     await waitFor(() => recorder.workers.has(w.uid), 'added');
-    const release = await acquireNamespaceLock({ ...localNames(namespace, TMP), lockTimeout: 5_000, lockStale: 10_000 });
+    const release = await acquireNamespaceLock({ ...localNames(namespace, TMP), lockTimeout: 5_000 });
     const dropped = publisher.publish('worker-dropped', w); // the lock is busy: it waits
     release(); // free now, while the drop still waits its turn
     const moved = workerInfo({ ...w, address: '127.0.0.1:7001' });

@@ -7,8 +7,8 @@ import { localNames } from '../../../../src/backends/local/localNames.js';
 
 const [namespace = ''] = process.argv.slice(2);
 const names = localNames(namespace, realpathSync(tmpdir()));
-const release = await acquireNamespaceLock({ ...names, lockTimeout: 5_000, lockStale: 2_000 });
-// Keep the process alive while holding (proper-lockfile's refresh timer is unref'd).
+const release = await acquireNamespaceLock({ ...names, lockTimeout: 5_000 });
+// Keep the process alive while holding.
 const keepAlive = setInterval(() => undefined, 1_000);
 process.send?.({ locked: true });
 process.on('message', (message: { id: number; op: string }) => {
