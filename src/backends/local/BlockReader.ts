@@ -1,7 +1,12 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { blockName } from './blockName.js';
-import { LENGTH_PREFIX } from './layout.js';
+import { LENGTH_PREFIX, MAX_READ_BLOCK } from './layout.js';
+import { openSafe } from './openSafe.js';
+import { UnsafeObjectError } from './UnsafeObjectError.js';
+
+/** Scratch buffers kept between reads; a larger (still bounded) block is read into buffers not kept. */
+const SCRATCH = 64 * 1024;
 
 /** Block descriptors one subscription keeps open by default; beyond, blocks are opened per read. */
 export const MAX_OPEN_BLOCKS = 4096;
@@ -21,10 +26,18 @@ export interface BlockEntry {
   ok: boolean;
   /** Bytes last reported as malformed, not to report them twice. */
   reported: Buffer | undefined;
+  /** The block was last found missing or empty (reported if it still is at the next read). */
+  strike: Buffer | undefined;
 }
 
-/** A block's record (length prefix included), or why there is none. @internal */
-export type BlockRead = Buffer | 'missing' | 'empty' | 'torn' | 'bad-length';
+/**
+ * A block's record (length prefix included), or why there is none:
+ * `'too-large'` (the block is larger than the reader's limit: not read),
+ * `'unsafe'` (a symbolic link, another user's file, or writable by others:
+ * not read; see {@link BlockReader.lastError}).
+ * @internal
+ */
+export type BlockRead = Buffer | 'missing' | 'empty' | 'torn' | 'bad-length' | 'too-large' | 'unsafe';
 
 /**
  * Reads worker blocks for one subscriber, without any lock: each record is
@@ -38,17 +51,29 @@ export type BlockRead = Buffer | 'missing' | 'empty' | 'torn' | 'bad-length';
 export class BlockReader {
   readonly #shmDir: string;
   readonly #maxOpen: number;
+  readonly #maxBlock: number;
   #open = 0;
-  #a: Buffer = Buffer.alloc(64 * 1024);
-  #b: Buffer = Buffer.alloc(64 * 1024);
+  readonly #scratchA: Buffer = Buffer.alloc(SCRATCH);
+  readonly #scratchB: Buffer = Buffer.alloc(SCRATCH);
+  #a: Buffer = this.#scratchA;
+  #b: Buffer = this.#scratchB;
+  /** Why the last `'unsafe'` read was refused. */
+  lastError: UnsafeObjectError | undefined;
 
   /**
    * @param shmDir Where the blocks are (`/dev/shm`).
    * @param maxOpen How many descriptors to keep open.
+   * @param maxBlock Largest block read, in bytes: a larger one is `'too-large'`.
    */
-  constructor(shmDir: string, maxOpen = MAX_OPEN_BLOCKS) {
+  constructor(shmDir: string, maxOpen = MAX_OPEN_BLOCKS, maxBlock = MAX_READ_BLOCK) {
     this.#shmDir = shmDir;
     this.#maxOpen = maxOpen;
+    this.#maxBlock = maxBlock;
+  }
+
+  /** Largest block read, in bytes. */
+  get maxBlock(): number {
+    return this.#maxBlock;
   }
 
   /** How many block descriptors are open. */
@@ -62,7 +87,7 @@ export class BlockReader {
    * @returns The entry.
    */
   static entry(uid: string): BlockEntry {
-    return { uid, path: undefined, fd: undefined, size: 0, bytes: undefined, ok: false, reported: undefined };
+    return { uid, path: undefined, fd: undefined, size: 0, bytes: undefined, ok: false, reported: undefined, strike: undefined };
   }
 
   /**
@@ -109,13 +134,27 @@ export class BlockReader {
     let fd = entry.fd;
     let transient = false;
     if (fd === undefined) {
+      // Checked once, at open (never per event): no symbolic link followed,
+      // no block of another user or writable by others; its size, from the
+      // same fstat, bounds every read of it.
+      let size: number;
       try {
-        fd = openSync(this.path(entry), constants.O_RDONLY);
+        const opened = openSafe(this.path(entry), constants.O_RDONLY);
+        fd = opened.fd;
+        size = opened.stats.size;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+        if (error instanceof UnsafeObjectError) {
+          this.lastError = error;
+          return 'unsafe';
+        }
         throw error;
       }
-      entry.size = 0; // learnt from the first read below
+      entry.size = size;
+      if (size > this.#maxBlock) {
+        closeSync(fd);
+        return 'too-large';
+      }
       if (this.#open < this.#maxOpen) {
         entry.fd = fd;
         this.#open += 1;
@@ -124,23 +163,8 @@ export class BlockReader {
       }
     }
     try {
-      let first: number;
-      if (entry.size === 0) {
-        // Size unknown (just opened): a read into the large scratch buffer
-        // returns it, saving an fstat; only a larger block needs one.
-        first = readSync(fd, this.#a, 0, this.#a.length, 0);
-        if (first === this.#a.length) {
-          const size = fstatSync(fd).size;
-          if (size > first) {
-            this.#grow(size);
-            first = readSync(fd, this.#a, 0, size, 0);
-          }
-        }
-        entry.size = first;
-      } else {
-        this.#grow(entry.size);
-        first = readSync(fd, this.#a, 0, entry.size, 0);
-      }
+      this.#grow(entry.size);
+      const first = readSync(fd, this.#a, 0, entry.size, 0);
       if (first < LENGTH_PREFIX) return 'empty';
       const length = this.#a.readUInt32LE(0);
       if (length === 0) return 'empty';
@@ -169,9 +193,18 @@ export class BlockReader {
     this.#open -= 1;
   }
 
+  /**
+   * Scratch buffers of at least `size` bytes (bounded by the limit, as
+   * every size given here is): the kept 64 KiB ones, or for a larger block
+   * buffers used for this read only, so that memory goes back afterwards.
+   */
   #grow(size: number): void {
-    if (this.#a.length >= size) return;
-    this.#a = Buffer.alloc(size);
-    this.#b = Buffer.alloc(size);
+    if (size <= SCRATCH) {
+      this.#a = this.#scratchA;
+      this.#b = this.#scratchB;
+    } else if (this.#a.length < size || this.#a.length > 2 * size) {
+      this.#a = Buffer.allocUnsafe(size);
+      this.#b = Buffer.allocUnsafe(size);
+    }
   }
 }

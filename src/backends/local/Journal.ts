@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs';
+import { openSafe } from './openSafe.js';
 
 const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
 const HEADER_SIZE = 64;
 const RECORD_HEADER = 40;
+/** Largest payload a record may hold: a block of the largest `blockSize` (16 MiB). */
+const MAX_RECORD_PAYLOAD = 1 << 24;
 /** Slot field meaning "not known". */
 const NO_SLOT = 0xffffffff;
 /** Records the ring holds: a subscriber further behind than this rescans instead. */
@@ -81,6 +84,11 @@ export class Journal {
     }
     this.recordSize = header.readUInt32LE(4);
     this.count = header.readUInt32LE(8);
+    // Another process's word: never allocated for beyond what a woolrx
+    // journal can hold (records of a block of at most 16 MiB).
+    if (this.recordSize < RECORD_HEADER || this.recordSize > RECORD_HEADER + MAX_RECORD_PAYLOAD || this.count < 1 || this.count > JOURNAL_RECORDS) {
+      throw new Error('not a woolrx journal');
+    }
     this.epoch = header.readBigUInt64LE(24);
     this.#scratch = Buffer.alloc(this.recordSize);
   }
@@ -94,12 +102,12 @@ export class Journal {
   static openForWrite(path: string, payloadCapacity: number): Journal | undefined {
     let existing: number | undefined;
     try {
-      existing = openSync(path, constants.O_RDWR);
+      existing = openSafe(path, constants.O_RDWR).fd;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     if (existing !== undefined) return Journal.#adopt(existing);
-    const fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+    const { fd } = openSafe(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
       const recordSize = RECORD_HEADER + payloadCapacity;
       ftruncateSync(fd, HEADER_SIZE + recordSize * JOURNAL_RECORDS);
@@ -125,7 +133,7 @@ export class Journal {
   static openForRead(path: string): Journal | undefined {
     let fd: number;
     try {
-      fd = openSync(path, constants.O_RDONLY);
+      fd = openSafe(path, constants.O_RDONLY).fd;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;

@@ -1,13 +1,16 @@
 import type { Subject } from 'rxjs';
 import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
+import { errorMessage } from '../../discovery/errorMessage.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { BlockReader, type BlockEntry } from './BlockReader.js';
+import { BlockReader, MAX_OPEN_BLOCKS, type BlockEntry } from './BlockReader.js';
 import { BlockSweep } from './BlockSweep.js';
 import { JOURNAL_DROPPED, type JournalRecord } from './Journal.js';
 import { JournalFollower } from './JournalFollower.js';
+import { MAX_READ_BLOCK, MAX_READ_CAPACITY } from './layout.js';
 import { leaveNamespace } from './leaveNamespace.js';
 import { NotifyWatcher } from './NotifyWatcher.js';
 import { Reclaimer } from './Reclaimer.js';
+import { ReportLimiter } from './ReportLimiter.js';
 import { SlotMirror } from './SlotMirror.js';
 import { slotUid } from './slotUid.js';
 import type { LocalNames, LocalSettings } from './types.js';
@@ -49,6 +52,10 @@ export class LocalWatch {
   readonly #workers: WorkerBlocks;
   readonly #sweep = new BlockSweep();
   readonly #reclaimer: Reclaimer;
+  /** Reports of what is wrong with the segment, rate-limited. */
+  readonly #segmentReports = new ReportLimiter();
+  /** Reports of failed scans, rate-limited. */
+  readonly #scanReports = new ReportLimiter();
   #stopped = false;
   /** The last scan failed: compare everything at the next. */
   #full = false;
@@ -68,9 +75,9 @@ export class LocalWatch {
     this.#sink = sink;
     this.#wake = new NotifyWatcher(names, settings.pollInterval, () => this.#scan());
     this.#journal = new JournalFollower(names.journalPath);
-    this.#mirror = new SlotMirror(names.segmentPath);
+    this.#mirror = new SlotMirror(names.segmentPath, Math.max(settings.capacity, MAX_READ_CAPACITY));
     const schedule = (): void => this.#wake.schedule();
-    const reader = new BlockReader(names.shmDir);
+    const reader = new BlockReader(names.shmDir, MAX_OPEN_BLOCKS, Math.max(settings.blockSize, MAX_READ_BLOCK));
     this.#workers = new WorkerBlocks(names.namespace, reader, this.#journal, schedule, sink, diagnostics);
     this.#reclaimer = new Reclaimer(names, settings, diagnostics, this.#workers.ledger, schedule);
   }
@@ -104,6 +111,36 @@ export class LocalWatch {
     return this.#stopped || this.#sink.closed;
   }
 
+  /**
+   * Reports (rate-limited) a segment that is there but not usable — its
+   * `WLD1` header destroyed, truncated, a capacity beyond the limit — or
+   * was found truncated while reading. An instant's state (a creator
+   * writing the header last) is reported only if it lasts to the next look.
+   */
+  #reportSegment(): void {
+    const segment = this.#mirror.segment;
+    const problem = segment?.problem;
+    if (segment === undefined || problem === undefined) {
+      this.#segmentReports.clear();
+      return;
+    }
+    if (segment.capacity() !== undefined && problem.kind !== 'truncated') return;
+    segment.problem = undefined;
+    if (!this.#segmentReports.seen(`${problem.kind}:${problem.capacity}`, problem.kind === 'too-large' ? 1 : 2)) return;
+    const why = {
+      'no-header': 'it is shorter than its 16-byte header',
+      'no-magic': 'its WLD1 header is missing (destroyed, or still being created)',
+      'zero-capacity': 'its header claims a capacity of 0',
+      'too-large': `its header claims a capacity of ${problem.capacity} slots, more than the ${segment.maxCapacity} read at most`,
+      truncated: `it is ${problem.size} bytes, too short for its ${problem.capacity} slots (truncated); the missing slots read as free`,
+    }[problem.kind];
+    this.#diagnostics.next({
+      kind: 'malformed-record',
+      namespace: this.#names.namespace,
+      message: `Segment ${this.#names.segmentPath} of namespace ${JSON.stringify(this.#names.namespace)} is not usable: ${why}`,
+    });
+  }
+
   #warn(message: string, error: unknown): void {
     this.#diagnostics.next({ kind: 'warning', namespace: this.#names.namespace, message, error });
   }
@@ -112,8 +149,11 @@ export class LocalWatch {
     if (this.#stopped) return;
     try {
       this.#scanOnce();
+      this.#scanReports.clear();
     } catch (error) {
-      this.#warn(`Scanning namespace ${JSON.stringify(this.#names.namespace)} failed; retrying on the next change`, error);
+      if (this.#scanReports.seen(errorMessage(error))) {
+        this.#warn(`Scanning namespace ${JSON.stringify(this.#names.namespace)} failed; retrying on the next change`, error);
+      }
       this.#full = true;
     }
   }
@@ -186,6 +226,7 @@ export class LocalWatch {
     const workers = this.#workers;
     const changed = mirror.read(this.#wake.segmentMoved);
     this.#wake.segmentMoved = false;
+    this.#reportSegment();
     const touched = new Set<BlockEntry>();
     // Workers and mirror agree but for the slots that changed, unless the
     // mirror is stale: then compare every uid.

@@ -9,7 +9,7 @@ import { blockName } from './blockName.js';
 import { recordSegmentOwner } from './cleanupNamespace.js';
 import { findSlot } from './findSlot.js';
 import { Journal, JOURNAL_DROPPED } from './Journal.js';
-import { FREE_SLOT, LENGTH_PREFIX, SLOT_SIZE } from './layout.js';
+import { FREE_SLOT, LENGTH_PREFIX, MAX_READ_CAPACITY, SLOT_SIZE } from './layout.js';
 import { SegmentFile } from './SegmentFile.js';
 import { slotUid } from './slotUid.js';
 import { touchNotify } from './touchNotify.js';
@@ -267,16 +267,23 @@ export class NamespaceWriter {
     }
     this.#segmentReopened = this.#segment === undefined;
     if (this.#segment === undefined) {
-      let segment = SegmentFile.open(path, true);
+      let segment = SegmentFile.open(path, true, Math.max(this.#settings.capacity, MAX_READ_CAPACITY));
       if (segment === undefined && create) {
         segment = SegmentFile.create(path, this.#settings.capacity);
         if (segment !== undefined) recordSegmentOwner(this.#names, segment.ino);
-        else segment = SegmentFile.open(path, true);
+        else segment = SegmentFile.open(path, true, Math.max(this.#settings.capacity, MAX_READ_CAPACITY));
       }
       this.#segment = segment;
     }
     if (this.#segment === undefined) return undefined;
     const capacity = this.#segment.capacity();
+    const problem = this.#segment.problem;
+    if (capacity === undefined && problem?.kind === 'too-large') {
+      throw new WoolrxError(
+        'WOOLRX_SEGMENT_TOO_LARGE',
+        `Segment ${path} of namespace ${JSON.stringify(this.#names.namespace)} claims a capacity of ${problem.capacity} slots, more than the ${this.#segment.maxCapacity} accepted; not used`,
+      );
+    }
     // Not ready (a creator is still writing the header): retry outside the lock.
     if (capacity === undefined) throw new SegmentNotReady();
     this.#tableLength = SLOT_SIZE * capacity;

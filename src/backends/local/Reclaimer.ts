@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, readSync } from 'node:fs';
 import type { Subject } from 'rxjs';
 import { decodeWorker } from '../../codec/decodeWorker.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
@@ -6,16 +6,28 @@ import type { WorkerLedger } from '../../discovery/WorkerLedger.js';
 import type { WorkerInfo } from '../../model/types.js';
 import type { BlockEntry } from './BlockReader.js';
 import { isAlive } from './isAlive.js';
-import { LENGTH_PREFIX } from './layout.js';
+import { LENGTH_PREFIX, MAX_READ_BLOCK } from './layout.js';
 import { NamespaceWriter } from './NamespaceWriter.js';
+import { openSafe } from './openSafe.js';
 import type { LocalNames, LocalSettings } from './types.js';
 
-/** The pid recorded in a block now, or -1. */
-function blockPid(path: string): number {
+/**
+ * The pid recorded in a block now, or -1 (no block, unsafe, larger than
+ * `maxBlock`, or malformed). Reads at most the block's size, bounded.
+ */
+function blockPid(path: string, maxBlock: number): number {
   try {
-    const bytes = readFileSync(path);
-    const length = bytes.readUInt32LE(0);
-    return decodeWorker(bytes.subarray(LENGTH_PREFIX, LENGTH_PREFIX + length)).pid;
+    const { fd, stats } = openSafe(path, constants.O_RDONLY);
+    try {
+      if (stats.size > maxBlock || stats.size < LENGTH_PREFIX) return -1;
+      const bytes = Buffer.alloc(stats.size);
+      const n = readSync(fd, bytes, 0, stats.size, 0);
+      const length = bytes.readUInt32LE(0);
+      if (LENGTH_PREFIX + length > n) return -1;
+      return decodeWorker(bytes.subarray(LENGTH_PREFIX, LENGTH_PREFIX + length)).pid;
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return -1;
   }
@@ -112,7 +124,8 @@ export class Reclaimer {
       .locked((segment) => {
         if (segment === undefined) return 0;
         for (const worker of dead) {
-          if (blockPid(writer.blockPath(worker.uid)) !== worker.pid || isAlive(worker.pid)) continue;
+          const maxBlock = Math.max(this.#settings.blockSize, MAX_READ_BLOCK);
+          if (blockPid(writer.blockPath(worker.uid), maxBlock) !== worker.pid || isAlive(worker.pid)) continue;
           if (writer.withdraw(segment, worker.uid)) reclaimed.push(worker);
         }
         return reclaimed.length;

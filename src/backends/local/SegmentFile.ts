@@ -1,5 +1,15 @@
-import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
-import { HEADER_SIZE, MAGIC, SLOT_SIZE } from './layout.js';
+import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, readSync, statSync, writeSync } from 'node:fs';
+import { HEADER_SIZE, MAGIC, MAX_READ_CAPACITY, SLOT_SIZE } from './layout.js';
+import { openSafe } from './openSafe.js';
+
+/**
+ * Why a segment is not ready: `'no-header'` (shorter than its header),
+ * `'no-magic'` (no `WLD1`: being created, or destroyed), `'zero-capacity'`,
+ * `'too-large'` (a capacity above the reader's limit: never allocated
+ * for), `'truncated'` (smaller than its slots).
+ * @internal
+ */
+export type SegmentProblem = 'no-header' | 'no-magic' | 'zero-capacity' | 'too-large' | 'truncated';
 
 /**
  * An open namespace segment (`/dev/shm/<short_hash(namespace)>`), read and
@@ -17,22 +27,30 @@ export class SegmentFile {
   readonly fd: number;
   /** Inode number: tells whether the name still points at this object. */
   readonly ino: number;
+  /** Largest capacity accepted from the header. */
+  readonly maxCapacity: number;
+  /** Why {@link SegmentFile.capacity} last answered `undefined`, with the capacity claimed. */
+  problem: { readonly kind: SegmentProblem; readonly capacity: number; readonly size: number } | undefined;
   #capacity: number | undefined;
 
-  private constructor(fd: number) {
+  private constructor(fd: number, ino: number, maxCapacity: number) {
     this.fd = fd;
-    this.ino = fstatSync(fd).ino;
+    this.ino = ino;
+    this.maxCapacity = maxCapacity;
   }
 
   /**
    * Opens an existing segment.
    * @param path The segment's path.
    * @param writable Open read-write (publishers) or read-only (subscribers).
+   * @param maxCapacity Largest capacity accepted from the header.
    * @returns The segment, or `undefined` if there is none.
+   * @throws {UnsafeObjectError} When the name is a symbolic link, another user's object, or writable by others.
    */
-  static open(path: string, writable: boolean): SegmentFile | undefined {
+  static open(path: string, writable: boolean, maxCapacity = MAX_READ_CAPACITY): SegmentFile | undefined {
     try {
-      return new SegmentFile(openSync(path, writable ? constants.O_RDWR : constants.O_RDONLY));
+      const { fd, stats } = openSafe(path, writable ? constants.O_RDWR : constants.O_RDONLY);
+      return new SegmentFile(fd, stats.ino, maxCapacity);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
@@ -48,8 +66,9 @@ export class SegmentFile {
    */
   static create(path: string, capacity: number): SegmentFile | undefined {
     let fd: number;
+    let ino: number;
     try {
-      fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+      ({ fd, stats: { ino } } = openSafe(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
       throw error;
@@ -65,7 +84,7 @@ export class SegmentFile {
       closeSync(fd);
       throw error;
     }
-    return new SegmentFile(fd);
+    return new SegmentFile(fd, ino, Math.max(capacity, MAX_READ_CAPACITY));
   }
 
   /**
@@ -76,12 +95,22 @@ export class SegmentFile {
   capacity(): number | undefined {
     if (this.#capacity !== undefined) return this.#capacity;
     const header = Buffer.alloc(HEADER_SIZE);
-    if (readSync(this.fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) return undefined;
-    if (header.readUInt32LE(0) !== MAGIC) return undefined;
+    const size = fstatSync(this.fd).size;
+    if (readSync(this.fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) return this.#notReady('no-header', 0, size);
+    if (header.readUInt32LE(0) !== MAGIC) return this.#notReady('no-magic', 0, size);
     const capacity = header.readUInt32LE(4);
-    if (capacity === 0 || fstatSync(this.fd).size < HEADER_SIZE + SLOT_SIZE * capacity) return undefined;
+    if (capacity === 0) return this.#notReady('zero-capacity', 0, size);
+    // Another process's word: never allocated for beyond the limit.
+    if (capacity > this.maxCapacity) return this.#notReady('too-large', capacity, size);
+    if (size < HEADER_SIZE + SLOT_SIZE * capacity) return this.#notReady('truncated', capacity, size);
+    this.problem = undefined;
     this.#capacity = capacity;
     return capacity;
+  }
+
+  #notReady(kind: SegmentProblem, capacity: number, size: number): undefined {
+    this.problem = { kind, capacity, size };
+    return undefined;
   }
 
   /**
@@ -95,7 +124,9 @@ export class SegmentFile {
     while (done < length) {
       const n = readSync(this.fd, into, done, length - done, HEADER_SIZE + done);
       if (n === 0) {
+        // Truncated since it was found ready: the missing slots read as free.
         into.fill(0, done, length);
+        this.problem = { kind: 'truncated', capacity, size: HEADER_SIZE + done };
         return;
       }
       done += n;

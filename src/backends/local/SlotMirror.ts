@@ -27,6 +27,7 @@ export class SlotMirror {
   stale = true;
 
   readonly #path: string;
+  readonly #maxCapacity: number | undefined;
   #segment: SegmentFile | undefined;
   /** The table as last seen (`#prevLength` bytes in use). */
   #prev: Buffer = Buffer.alloc(0);
@@ -38,9 +39,18 @@ export class SlotMirror {
   readonly #present = new Map<string, number>();
   #changed: Set<string> | undefined;
 
-  /** @param path The segment's path. */
-  constructor(path: string) {
+  /**
+   * @param path The segment's path.
+   * @param maxCapacity Largest capacity accepted from the segment's header.
+   */
+  constructor(path: string, maxCapacity?: number) {
     this.#path = path;
+    this.#maxCapacity = maxCapacity;
+  }
+
+  /** The segment held (read-only), if any: what it last found wrong, for diagnostics. */
+  get segment(): SegmentFile | undefined {
+    return this.#segment;
   }
 
   /**
@@ -67,7 +77,7 @@ export class SlotMirror {
       this.#segment.close();
       this.#segment = undefined;
     }
-    this.#segment ??= SegmentFile.open(this.#path, false);
+    this.#segment ??= SegmentFile.open(this.#path, false, this.#maxCapacity);
     const capacity = this.#segment?.capacity() ?? 0;
     const length = SLOT_SIZE * capacity;
     const span = Math.max(length, this.#prevLength);

@@ -136,10 +136,27 @@ export class WorkerBlocks {
     if (typeof record === 'string') {
       this.#pending.add(entry);
       if (record === 'bad-length') {
-        this.#malformed(entry, this.#reader.lastRead(LENGTH_PREFIX), `its length prefix exceeds the ${entry.size}-byte block`);
+        const prefix = this.#reader.lastRead(LENGTH_PREFIX);
+        this.#malformed(entry, prefix, `its length prefix exceeds the ${entry.size}-byte block (it claims ${prefix.readUInt32LE(0)} bytes: truncated or corrupt)`);
+      } else if (record === 'too-large') {
+        this.#malformed(entry, Buffer.from(`too-large:${entry.size}`), `the block is ${entry.size} bytes, more than the ${this.#reader.maxBlock} bytes read at most; not read`);
+      } else if (record === 'unsafe') {
+        this.#malformed(entry, Buffer.from(`unsafe:${this.#reader.lastError?.message ?? ''}`), this.#reader.lastError?.message ?? 'unsafe', this.#reader.lastError);
+      } else if (record !== 'torn') {
+        // Missing or empty: normal for an instant (a block being created or
+        // removed), corruption when it lasts: reported the second time in a
+        // row, once per state.
+        const seen = Buffer.from(record);
+        if (entry.strike?.equals(seen) === true) {
+          this.#malformed(entry, seen, record === 'missing' ? 'a slot holds this uid but there is no block (removed, or garbage in the slot)' : 'the block is empty (truncated)');
+        }
+        entry.strike = seen;
+        return;
       }
+      entry.strike = undefined;
       return;
     }
+    entry.strike = undefined;
     if (guard && entry.bytes?.equals(record) !== true && this.#journal.moved()) {
       this.#pending.add(entry);
       this.#schedule();

@@ -1,4 +1,5 @@
-import { readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, readSync, rmdirSync, statSync, writeSync } from 'node:fs';
+import { openSafe } from './openSafe.js';
 import { SegmentFile } from './SegmentFile.js';
 import { closeNotify, ensureNotifyDir } from './touchNotify.js';
 import type { LocalNames } from './types.js';
@@ -14,13 +15,24 @@ import { unlinkQuietly } from './unlinkQuietly.js';
  */
 export function recordSegmentOwner(names: LocalNames, ino: number): void {
   ensureNotifyDir(names);
-  writeFileSync(names.ownerPath, String(ino), { mode: 0o600 });
+  const { fd } = openSafe(names.ownerPath, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
+  try {
+    writeSync(fd, String(ino));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function ownedIno(names: LocalNames): number | undefined {
   try {
-    const ino = Number(readFileSync(names.ownerPath, 'latin1'));
-    return Number.isSafeInteger(ino) ? ino : undefined;
+    const { fd } = openSafe(names.ownerPath, constants.O_RDONLY);
+    try {
+      const bytes = Buffer.alloc(24);
+      const ino = Number(bytes.toString('latin1', 0, readSync(fd, bytes, 0, bytes.length, 0)));
+      return Number.isSafeInteger(ino) ? ino : undefined;
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return undefined;
   }

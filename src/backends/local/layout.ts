@@ -15,3 +15,11 @@ export const LENGTH_PREFIX = 4;
 export const SHM_DIR = '/dev/shm';
 /** 16 zero bytes: a free slot. */
 export const FREE_SLOT: Buffer = Buffer.alloc(SLOT_SIZE);
+/**
+ * Largest block a reader accepts by default (a process's own `blockSize`
+ * raises it): sizes read from shared memory are another process's word,
+ * and never size an allocation beyond this.
+ */
+export const MAX_READ_BLOCK = 1 << 20;
+/** Largest segment capacity a reader accepts by default (a process's own `capacity` raises it): a 16 MiB slot table. */
+export const MAX_READ_CAPACITY = 1 << 20;

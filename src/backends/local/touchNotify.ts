@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, writeSync } from 'node:fs';
+import { ensureSafeDir } from './ensureSafeDir.js';
+import { openSafe } from './openSafe.js';
 import type { LocalNames } from './types.js';
 
 let counter = 0;
@@ -9,12 +11,14 @@ const counterAt = marker.write(`woolrx:${process.pid}:${randomBytes(4).toString(
 const open = new Map<string, number>();
 
 /**
- * Ensures the notification directory exists (mode 0700).
+ * Ensures the notification directory exists (mode 0700) and is safe: not a
+ * symbolic link, this user's, writable by nobody else.
  * @param names The namespace's names.
+ * @throws {UnsafeObjectError} When it is not safe.
  * @internal
  */
 export function ensureNotifyDir(names: LocalNames): void {
-  mkdirSync(names.notifyDir, { recursive: true, mode: 0o700 });
+  ensureSafeDir(names.notifyDir);
 }
 
 /**
@@ -44,13 +48,10 @@ export function touchNotify(names: LocalNames, verify = true): void {
     fd = undefined;
   }
   if (fd === undefined) {
-    try {
-      fd = openSync(names.notifyPath, constants.O_WRONLY | constants.O_CREAT, 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      ensureNotifyDir(names);
-      fd = openSync(names.notifyPath, constants.O_WRONLY | constants.O_CREAT, 0o600);
-    }
+    // Checked once per descriptor (never per touch): the directory and the
+    // file are this user's, writable by nobody else; no symbolic link.
+    ensureNotifyDir(names);
+    fd = openSafe(names.notifyPath, constants.O_WRONLY | constants.O_CREAT, 0o600).fd;
     open.set(names.notifyPath, fd);
   }
   writeSync(fd, marker, 0, marker.length, 0);

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { BlockExhaustedError } from '../../errors/BlockExhaustedError.js';
 import { LENGTH_PREFIX } from './layout.js';
+import { openSafe } from './openSafe.js';
 
 /** One buffer for every block write of this process (writes are synchronous). */
 let buffer = Buffer.alloc(4096);
@@ -10,9 +11,11 @@ function scratch(size: number): Buffer {
   return buffer;
 }
 
-function openExisting(path: string): number | undefined {
+/** An existing block, checked at open (no symbolic link, this user's, writable by nobody else), and its size. */
+function openExisting(path: string): { fd: number; size: number } | undefined {
   try {
-    return openSync(path, constants.O_RDWR);
+    const { fd, stats } = openSafe(path, constants.O_RDWR);
+    return { fd, size: stats.size };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -40,6 +43,7 @@ function openExisting(path: string): number | undefined {
  * fails, and keeps the inode as the registration's identity), or `undefined`
  * when an existing block was rewritten in place.
  * @throws {BlockExhaustedError} When the record does not fit.
+ * @throws {UnsafeObjectError} When the existing block is a symbolic link, another user's, or writable by others.
  * @internal
  */
 export function writeBlock(
@@ -50,21 +54,22 @@ export function writeBlock(
   fresh: boolean,
 ): number | undefined {
   const need = LENGTH_PREFIX + payload.length;
-  let fd = fresh ? undefined : openExisting(path);
+  const existing = fresh ? undefined : openExisting(path);
+  let fd = existing?.fd;
   let created = false;
   try {
-    if (fd !== undefined) {
-      const size = fstatSync(fd).size;
+    if (existing !== undefined) {
+      const size = existing.size;
       if (need > size) throw new BlockExhaustedError(need, size, uid);
     } else {
       if (need > blockSize) throw new BlockExhaustedError(need, blockSize, uid);
       try {
-        fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+        fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         // A leftover block (a crashed publisher's): replace it.
         unlinkSync(path);
-        fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+        fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
       }
       created = true;
       // One write sizes the new block and fills it: record, then zeros.
@@ -79,7 +84,7 @@ export function writeBlock(
     const record = scratch(need);
     record.writeUInt32LE(payload.length, 0);
     record.set(payload, LENGTH_PREFIX);
-    writeSync(fd, record, 0, need, 0);
+    writeSync(existing.fd, record, 0, need, 0);
     return undefined;
   } catch (error) {
     if (created) {
