@@ -16,6 +16,7 @@ import type { SegmentFile } from './SegmentFile.js';
 import { touchNotify } from './touchNotify.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { uidBytes } from './uidBytes.js';
+import { UnsafeObjectError } from './UnsafeObjectError.js';
 import { unlinkQuietly } from './unlinkQuietly.js';
 import { writeBlock } from './writeBlock.js';
 
@@ -42,6 +43,7 @@ export class LocalPublisher extends PublisherBase {
   readonly #names: LocalNames;
   readonly #settings: LocalSettings;
   readonly #writer: NamespaceWriter;
+  readonly #diagnostics: Subject<DiscoveryDiagnostic>;
   /** uid → inode of the block this publisher created when it registered the worker. */
   readonly #registered = new Map<string, number>();
 
@@ -55,6 +57,7 @@ export class LocalPublisher extends PublisherBase {
     this.#names = names;
     this.#settings = settings;
     this.#writer = new NamespaceWriter(names, settings, diagnostics);
+    this.#diagnostics = diagnostics;
   }
 
   protected override apply(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
@@ -85,6 +88,11 @@ export class LocalPublisher extends PublisherBase {
         return 0;
       }, false);
       if (gone) removeLockParent(this.#names);
+    } catch (error) {
+      // An object of the namespace is unsafe (another user's, a symbolic
+      // link): nothing of it was used, so nothing is left to withdraw.
+      if (!(error instanceof UnsafeObjectError)) throw error;
+      this.#diagnostics.next({ kind: 'warning', namespace: this.namespace, message: `Closing the publisher left the namespace alone: ${error.message}`, error });
     } finally {
       this.#writer.close();
     }

@@ -12,7 +12,7 @@ import { Journal, JOURNAL_DROPPED } from './Journal.js';
 import { FREE_SLOT, LENGTH_PREFIX, MAX_READ_CAPACITY, SLOT_SIZE } from './layout.js';
 import { SegmentFile } from './SegmentFile.js';
 import { slotUid } from './slotUid.js';
-import { touchNotify } from './touchNotify.js';
+import { openNotify, touchNotify } from './touchNotify.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { uidBytes } from './uidBytes.js';
 import { WoolFlock } from './WoolFlock.js';
@@ -267,6 +267,9 @@ export class NamespaceWriter {
     }
     this.#segmentReopened = this.#segment === undefined;
     if (this.#segment === undefined) {
+      // The notification directory and file are checked (and opened)
+      // before anything is written: unsafe ones refuse the change whole.
+      if (create) openNotify(this.#names);
       let segment = SegmentFile.open(path, true, Math.max(this.#settings.capacity, MAX_READ_CAPACITY));
       if (segment === undefined && create) {
         segment = SegmentFile.create(path, this.#settings.capacity);

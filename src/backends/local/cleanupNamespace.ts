@@ -1,4 +1,5 @@
-import { closeSync, constants, readSync, rmdirSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, readSync, rmdirSync, statSync, writeSync } from 'node:fs';
+import { assertSafe } from './assertSafe.js';
 import { openSafe } from './openSafe.js';
 import { SegmentFile } from './SegmentFile.js';
 import { closeNotify, ensureNotifyDir } from './touchNotify.js';
@@ -20,6 +21,16 @@ export function recordSegmentOwner(names: LocalNames, ino: number): void {
     writeSync(fd, String(ino));
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Whether a directory is there and safe to use (see assertSafe). */
+function safeDir(path: string): boolean {
+  try {
+    assertSafe(lstatSync(path), path, 'directory');
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -72,16 +83,20 @@ export function cleanupNamespace(names: LocalNames): boolean {
     unlinkQuietly(names.segmentPath);
   }
   unlinkQuietly(names.journalPath);
-  unlinkQuietly(names.ownerPath);
   closeNotify(names);
-  unlinkQuietly(names.notifyPath);
+  // Nothing is removed from a notification directory that is not safe
+  // (another user's, a symbolic link): woolrx never used it.
+  if (safeDir(names.notifyDir)) {
+    unlinkQuietly(names.ownerPath);
+    unlinkQuietly(names.notifyPath);
+  }
   // wool's lock file: we hold its flock (woolrx peers re-check the path after
   // their flock succeeds; wool does not — see docs/backends/local.md).
   unlinkQuietly(names.lockPath);
   // woolrx's lock file, held too (woolrx peers re-check its path likewise).
   unlinkQuietly(names.rxLockPath);
   try {
-    rmdirSync(names.notifyDir);
+    if (safeDir(names.notifyDir)) rmdirSync(names.notifyDir);
   } catch {
     // Not empty (someone else's file) or already gone: leave it.
   }

@@ -39,6 +39,23 @@ export function ensureNotifyDir(names: LocalNames): void {
 export function touchNotify(names: LocalNames, verify = true): void {
   counter = (counter + 1) % 1e9;
   marker.write(String(counter).padStart(9, '0'), counterAt, 'latin1');
+  writeSync(openNotify(names, verify), marker, 0, marker.length, 0);
+}
+
+/**
+ * The descriptor {@link touchNotify} writes through, opened (creating the
+ * file and its directory) and checked if not open yet — the directory and
+ * the file this user's, writable by nobody else, no symbolic link — once
+ * per descriptor, never per touch. Publishers call it before their first
+ * change, so that an unsafe notification file refuses the publish before
+ * anything is written.
+ * @param names The namespace's names.
+ * @param verify Check that the descriptor kept open still names the file.
+ * @returns The descriptor.
+ * @throws {UnsafeObjectError} When the directory or the file is not safe.
+ * @internal
+ */
+export function openNotify(names: LocalNames, verify = true): number {
   // One descriptor per notification file stays open; it is replaced once the
   // file was unlinked (nlink 0: the last one out removed it).
   let fd = open.get(names.notifyPath);
@@ -48,13 +65,11 @@ export function touchNotify(names: LocalNames, verify = true): void {
     fd = undefined;
   }
   if (fd === undefined) {
-    // Checked once per descriptor (never per touch): the directory and the
-    // file are this user's, writable by nobody else; no symbolic link.
     ensureNotifyDir(names);
     fd = openSafe(names.notifyPath, constants.O_WRONLY | constants.O_CREAT, 0o600).fd;
     open.set(names.notifyPath, fd);
   }
-  writeSync(fd, marker, 0, marker.length, 0);
+  return fd;
 }
 
 /**
