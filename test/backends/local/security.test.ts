@@ -21,6 +21,15 @@ let uid = -1;
 const holders: ChildProcess[] = [];
 const cleanups: (() => void)[] = [];
 
+/** SIGKILLs a detached child's whole process group (the other user's processes it started). */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
 /** Runs a shell command as the unprivileged user, bounded in time. */
 function asUser(script: string): void {
   execFileSync('runuser', ['-u', user, '--', 'sh', '-c', script], { stdio: 'inherit', timeout: 10_000 });
@@ -41,7 +50,7 @@ before(() => {
 });
 
 after(() => {
-  for (const holder of holders) holder.kill('SIGKILL');
+  for (const holder of holders) killGroup(holder);
   for (const cleanup of cleanups) {
     try {
       cleanup();
@@ -49,14 +58,16 @@ after(() => {
       // Best effort; the leftovers check below names what remains.
     }
   }
-  for (let attempt = 0; attempt < 20; attempt += 1) {
+  let deleted = false;
+  for (let attempt = 0; attempt < 25 && !deleted; attempt += 1) {
     try {
       execFileSync('userdel', [user], { stdio: 'pipe', timeout: 10_000 });
-      break;
+      deleted = true;
     } catch {
       execFileSync('sleep', ['0.2']);
     }
   }
+  assert.ok(deleted, `the test user ${user} was deleted`);
   assert.deepEqual(strayTestFiles(), [], 'nothing of these tests left in /dev/shm or the temp directory');
 });
 
@@ -162,13 +173,14 @@ describe('local backend security: another user', () => {
     assert.ok(performance.now() - started < 1_000);
     rmSync(names.lockDirPath, { recursive: true, force: true });
     // wool's lock file, made and flock'ed (for ever) by the other user.
-    const holder = spawn('runuser', ['-u', user, '--', 'flock', names.lockPath, 'sleep', '60'], { stdio: 'ignore' });
+    // Its own process group, so that runuser, flock and sleep are killed together.
+    const holder = spawn('runuser', ['-u', user, '--', 'flock', names.lockPath, 'sleep', '60'], { stdio: 'ignore', detached: true });
     holders.push(holder);
     await waitFor(() => existsSync(names.lockPath), 'the other user\'s lock file');
     started = performance.now();
     await assert.rejects(publisher.publish('worker-added', makeWorker()), isUnsafe(names.lockPath, uid));
     assert.ok(performance.now() - started < 1_000, 'refused at once, not after lockTimeout');
-    holder.kill('SIGKILL');
+    killGroup(holder);
     await publisher.close();
     rmSync(names.lockPath, { force: true });
     rmSync(names.lockDirPath, { recursive: true, force: true });
