@@ -59,6 +59,8 @@ export class BlockReader {
   #b: Buffer = this.#scratchB;
   /** Why the last `'unsafe'` read was refused. */
   lastError: UnsafeObjectError | undefined;
+  /** How many bytes the last {@link BlockReader.read} found in the block (less than its size once truncated). */
+  lastLength = 0;
 
   /**
    * @param shmDir Where the blocks are (`/dev/shm`).
@@ -165,6 +167,7 @@ export class BlockReader {
     try {
       this.#grow(entry.size);
       const first = readSync(fd, this.#a, 0, entry.size, 0);
+      this.lastLength = first;
       if (first < LENGTH_PREFIX) return 'empty';
       const length = this.#a.readUInt32LE(0);
       if (length === 0) return 'empty';

@@ -114,6 +114,15 @@ export class SegmentFile {
   }
 
   /**
+   * Forgets the capacity read from the header, so that the next
+   * {@link SegmentFile.capacity} reads the header again (a fallback poll
+   * tick: finds a header destroyed or a segment truncated since).
+   */
+  recheck(): void {
+    this.#capacity = undefined;
+  }
+
+  /**
    * Reads every slot.
    * @param into A buffer of at least `16 * capacity` bytes.
    * @param capacity The ready capacity.

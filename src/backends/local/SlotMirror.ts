@@ -77,6 +77,8 @@ export class SlotMirror {
       this.#segment.close();
       this.#segment = undefined;
     }
+    // A poll tick (or a moved notification) also re-reads the header.
+    if (recheck) this.#segment?.recheck();
     this.#segment ??= SegmentFile.open(this.#path, false, this.#maxCapacity);
     const capacity = this.#segment?.capacity() ?? 0;
     const length = SLOT_SIZE * capacity;

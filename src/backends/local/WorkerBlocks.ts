@@ -137,7 +137,7 @@ export class WorkerBlocks {
       this.#pending.add(entry);
       if (record === 'bad-length') {
         const prefix = this.#reader.lastRead(LENGTH_PREFIX);
-        this.#malformed(entry, prefix, `its length prefix exceeds the ${entry.size}-byte block (it claims ${prefix.readUInt32LE(0)} bytes: truncated or corrupt)`);
+        this.#malformed(entry, prefix, `its length prefix exceeds the ${this.#reader.lastLength}-byte block (it claims ${prefix.readUInt32LE(0)} bytes: truncated or corrupt)`);
       } else if (record === 'too-large') {
         this.#malformed(entry, Buffer.from(`too-large:${entry.size}`), `the block is ${entry.size} bytes, more than the ${this.#reader.maxBlock} bytes read at most; not read`);
       } else if (record === 'unsafe') {
