@@ -12,7 +12,7 @@
  * checks what came out, so a broken operator cannot produce a number.
  */
 import { performance } from 'node:perf_hooks';
-import { filter, type MonoTypeOperatorFunction, type Observable, type OperatorFunction, Subject } from 'rxjs';
+import { filter, type Observable, type OperatorFunction, Subject } from 'rxjs';
 import type { DiscoveryEvent } from '../../src/events/types.js';
 import { discoveryEvent } from '../../src/events/discoveryEvent.js';
 import type { WorkerInfo } from '../../src/model/types.js';
@@ -97,14 +97,14 @@ export async function benchOperators(opts: { workers: number; events: number }):
     },
     {
       name: 'toSnapshots (one per burst of 100)',
-      pipe: (i) => [(i as Observable<DiscoveryEvent>).pipe(toSnapshots() as OperatorFunction<DiscoveryEvent, unknown>)],
+      pipe: (i) => [i.pipe(toSnapshots() as OperatorFunction<DiscoveryEvent, unknown>)],
       expected: () => bursts,
     },
     { name: 'expireWorkers (ttl 60 s)', pipe: (i) => [i.pipe(expireWorkers(60_000))], expected: (n) => n },
     {
       name: 'shareWorkers (2 subscribers)',
       pipe: (i) => {
-        const shared = i.pipe(shareWorkers() as MonoTypeOperatorFunction<DiscoveryEvent>);
+        const shared = i.pipe(shareWorkers());
         return [shared, shared];
       },
       expected: (n) => 2 * n,
