@@ -57,6 +57,8 @@ function isFatal(error: unknown): boolean {
 export interface EtcdSubscriptionSink {
   readonly next: (event: DiscoveryEvent) => void;
   readonly error: (error: unknown) => void;
+  /** The initial state has been emitted (called after the first read's burst). */
+  readonly synced: () => void;
   readonly closed: () => boolean;
 }
 
@@ -243,6 +245,7 @@ export class EtcdSubscription {
       );
     }
     this.#emit(events);
+    if (!this.#stopped && !this.#sink.closed()) this.#sink.synced();
   }
 
   /**

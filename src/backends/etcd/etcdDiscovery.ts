@@ -1,8 +1,6 @@
-import { Observable, Subject } from 'rxjs';
-import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
-import type { DiscoveryEvent } from '../../events/types.js';
-import type { WorkerPredicate } from '../../model/types.js';
-import { filterWorkers } from '../../operators/filterWorkers.js';
+import { Subject } from 'rxjs';
+import { createDiscovery } from '../../discovery/createDiscovery.js';
+import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import { EtcdConnection } from './EtcdConnection.js';
 import { EtcdPublisher } from './EtcdPublisher.js';
 import { EtcdSubscription } from './EtcdSubscription.js';
@@ -52,25 +50,20 @@ export function etcdDiscovery(options: EtcdDiscoveryOptions = {}): Discovery {
   const connection = new EtcdConnection(settings);
   const diagnostics = new Subject<DiscoveryDiagnostic>();
 
-  const source = new Observable<DiscoveryEvent>((subscriber) => {
-    const subscription = new EtcdSubscription(settings, connection, diagnostics, {
-      next: (event) => subscriber.next(event),
-      error: (error) => subscriber.error(error),
-      closed: () => subscriber.closed,
-    });
-    subscription.start();
-    return () => subscription.stop();
-  });
-
-  const discovery: Discovery = Object.freeze({
+  const discovery = createDiscovery({
     namespace: settings.namespace,
-    events(filter?: WorkerPredicate): Observable<DiscoveryEvent> {
-      return filter === undefined ? source : source.pipe(filterWorkers(filter));
+    watch: (sink) => {
+      const subscription = new EtcdSubscription(settings, connection, diagnostics, {
+        next: (event) => sink.next(event),
+        error: (error) => sink.error(error),
+        synced: () => sink.synced(),
+        closed: () => sink.closed,
+      });
+      subscription.start();
+      return () => subscription.stop();
     },
-    publisher(): WorkerPublisher {
-      return new EtcdPublisher(settings, connection, diagnostics);
-    },
-    diagnostics: diagnostics.asObservable(),
+    publisher: () => new EtcdPublisher(settings, connection, diagnostics),
+    diagnostics,
   });
   EtcdConnection.register(discovery, connection);
   return discovery;

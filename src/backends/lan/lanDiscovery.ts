@@ -1,10 +1,8 @@
-import { Subject, type Observable } from 'rxjs';
-import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
-import type { DiscoveryEvent } from '../../events/types.js';
+import { Subject, timer } from 'rxjs';
+import { createDiscovery } from '../../discovery/createDiscovery.js';
+import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import { describeValue } from '../../model/describeValue.js';
-import type { WorkerPredicate } from '../../model/types.js';
 import { expireWorkers } from '../../operators/expireWorkers.js';
-import { filterWorkers } from '../../operators/filterWorkers.js';
 import { browseWorkers } from './browseWorkers.js';
 import { isWildcardHost } from './isWildcardHost.js';
 import { LanPublisher } from './LanPublisher.js';
@@ -13,6 +11,8 @@ import type { LanDiscoveryOptions } from './types.js';
 
 const DEFAULT_EXPIRE_AFTER_MS = 30_000;
 const DEFAULT_REQUERY_MS = 10_000;
+/** How long after subscribing the first query's answers are awaited before the initial state counts as complete. */
+const SYNC_WINDOW_MS = 1_000;
 
 function positiveMs(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
@@ -115,21 +115,15 @@ export function lanDiscovery(namespace = 'default', options: LanDiscoveryOptions
   });
   const workers = sightings.pipe(expireWorkers(expireAfter));
 
-  return {
+  return createDiscovery({
     namespace,
-    events(filter?: WorkerPredicate): Observable<DiscoveryEvent> {
-      if (filter !== undefined && typeof filter !== 'function') {
-        throw new TypeError(`events: filter must be a function, got ${describeValue(filter)}`);
-      }
-      return filter === undefined ? workers : workers.pipe(filterWorkers(filter));
+    watch: (sink) => {
+      const subscription = workers.subscribe({ next: (event) => sink.next(event), error: (error) => sink.error(error) });
+      subscription.add(timer(SYNC_WINDOW_MS).subscribe(() => sink.synced()));
+      return subscription;
     },
-    publisher(): WorkerPublisher {
-      return new LanPublisher(
-        namespace,
-        { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate },
-        diagnostics,
-      );
-    },
-    diagnostics: diagnostics.asObservable(),
-  };
+    publisher: () =>
+      new LanPublisher(namespace, { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate }, diagnostics),
+    diagnostics,
+  });
 }

@@ -1,11 +1,9 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { tmpdir as osTmpdir } from 'node:os';
-import { Observable, Subject } from 'rxjs';
-import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
-import type { DiscoveryEvent } from '../../events/types.js';
+import { Subject } from 'rxjs';
+import { createDiscovery } from '../../discovery/createDiscovery.js';
+import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import { describeValue } from '../../model/describeValue.js';
-import type { WorkerPredicate } from '../../model/types.js';
-import { filterWorkers } from '../../operators/filterWorkers.js';
 import { SHM_DIR } from './layout.js';
 import { LocalPublisher } from './LocalPublisher.js';
 import { LocalSubscription } from './LocalSubscription.js';
@@ -83,32 +81,28 @@ export function localDiscovery(namespace: string, options: LocalDiscoveryOptions
   const names = localNames(namespace, realpathSync(options.tmpdir ?? osTmpdir()));
   const diagnostics = new Subject<DiscoveryDiagnostic>();
 
-  const source = new Observable<DiscoveryEvent>((subscriber) => {
-    const subscription = new LocalSubscription(
-      names,
-      settings,
-      diagnostics,
-      (event) => subscriber.next(event),
-      () => subscriber.closed,
-    );
-    try {
-      subscription.start();
-    } catch (error) {
-      subscription.stop();
-      subscriber.error(error);
-    }
-    return () => subscription.stop();
-  });
-
-  return {
+  return createDiscovery({
     namespace,
-    events(filter?: WorkerPredicate) {
-      if (filter === undefined) return source;
-      return source.pipe(filterWorkers(filter));
+    watch: (sink) => {
+      const subscription = new LocalSubscription(
+        names,
+        settings,
+        diagnostics,
+        (event) => sink.next(event),
+        () => sink.closed,
+      );
+      try {
+        // The initial state is read synchronously (nothing when the
+        // namespace does not exist yet: no workers are registered).
+        subscription.start();
+        sink.synced();
+      } catch (error) {
+        subscription.stop();
+        sink.error(error);
+      }
+      return () => subscription.stop();
     },
-    publisher(): WorkerPublisher {
-      return new LocalPublisher(names, settings, diagnostics);
-    },
-    diagnostics: diagnostics.asObservable(),
-  };
+    publisher: () => new LocalPublisher(names, settings, diagnostics),
+    diagnostics,
+  });
 }
