@@ -10,6 +10,7 @@ import type { WorkerInfo } from '../../src/model/types.js';
 import { diffSnapshots } from '../../src/operators/diffSnapshots.js';
 import { expireWorkers } from '../../src/operators/expireWorkers.js';
 import { filterWorkers } from '../../src/operators/filterWorkers.js';
+import { PredicatedQueue } from '../../src/operators/PredicatedQueue.js';
 import { predicatedTake } from '../../src/operators/predicatedTake.js';
 import { shareWorkers } from '../../src/operators/shareWorkers.js';
 import { toSnapshots } from '../../src/operators/toSnapshots.js';
@@ -111,6 +112,21 @@ describe('operators stop a synchronous source when a downstream take(1) unsubscr
     const { source, emitted } = counted((i) => i);
     assert.deepEqual(run(source.pipe(predicatedTake((i: number) => i % 2 === 1, Infinity), take(1))), [1]);
     assert.equal(emitted(), 2);
+  });
+
+  it('PredicatedQueue.take: a taker that wants 1 of 200,000 queued items takes 1; the rest stay queued', () => {
+    const queue = new PredicatedQueue<number>();
+    for (let i = 0; i < N; i += 1) queue.tryPut(i);
+    let delivered = 0;
+    const got = run(
+      queue.take(() => true, Infinity).pipe(
+        tap(() => (delivered += 1)),
+        take(1),
+      ),
+    );
+    assert.deepEqual(got, [0]);
+    assert.equal(delivered, 1);
+    assert.equal(queue.size, N - 1);
   });
 
   it('a chain of every event operator', () => {
