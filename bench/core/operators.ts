@@ -5,7 +5,9 @@
  * The events are built up front: `workers` workers are added, then each is
  * updated to new metadata in turn, alternating between two prebuilt
  * versions, so every event is a real change every operator has to handle.
- * They are pushed through a `Subject` into a fresh subscription, in bursts
+ * (One expireWorkers case instead repeats the first `workers` events: the
+ * unchanged re-announcements an mDNS browser mostly sees.) They are pushed
+ * through a `Subject` into a fresh subscription, in bursts
  * of `BURST` events each followed by a microtask (so toSnapshots flushes
  * once per burst, as it would per backend message). Each case runs once to
  * warm up, then `ROUNDS` times; the best round is reported. Time is this
@@ -57,6 +59,8 @@ function buildEvents(workers: number, events: number): DiscoveryEvent[] {
 
 interface Case {
   readonly name: string;
+  /** `repeats`: the first `workers` events again and again (unchanged re-announcements). */
+  readonly input?: 'repeats';
   /** The pipeline under test, applied to the input. */
   readonly pipe: (input: Observable<DiscoveryEvent>) => Observable<unknown>[];
   /** How many values the outputs together must have emitted. */
@@ -88,6 +92,7 @@ async function runOnce(events: readonly DiscoveryEvent[], c: Case): Promise<numb
  */
 export async function benchOperators(opts: { workers: number; events: number; only?: string }): Promise<Row[]> {
   const events = buildEvents(opts.workers, opts.events);
+  const repeats = Array.from({ length: opts.events }, (_, i) => events[i % opts.workers]!);
   const all = (): boolean => true;
   const bursts = Math.ceil(events.length / BURST);
   const cases: Case[] = [
@@ -105,6 +110,12 @@ export async function benchOperators(opts: { workers: number; events: number; on
     },
     { name: 'expireWorkers (ttl 60 s)', pipe: (i) => [i.pipe(expireWorkers(60_000))], expected: (n) => n },
     {
+      name: 'expireWorkers (ttl 60 s, unchanged re-announcements)',
+      input: 'repeats',
+      pipe: (i) => [i.pipe(expireWorkers(60_000))],
+      expected: () => opts.workers,
+    },
+    {
       name: 'shareWorkers (2 subscribers)',
       pipe: (i) => {
         const shared = i.pipe(shareWorkers());
@@ -116,10 +127,11 @@ export async function benchOperators(opts: { workers: number; events: number; on
   const rows: Row[] = [];
   for (const c of cases) {
     if (opts.only !== undefined && !c.name.startsWith(opts.only)) continue;
-    await runOnce(events, c); // warm-up
+    const input = c.input === 'repeats' ? repeats : events;
+    await runOnce(input, c); // warm-up
     let best = Number.POSITIVE_INFINITY;
-    for (let r = 0; r < ROUNDS; r++) best = Math.min(best, await runOnce(events, c));
-    rows.push({ name: `${c.name} per event`, value: (best * 1e6) / events.length, unit: 'ns' });
+    for (let r = 0; r < ROUNDS; r++) best = Math.min(best, await runOnce(input, c));
+    rows.push({ name: `${c.name} per event`, value: (best * 1e6) / input.length, unit: 'ns' });
   }
   return rows;
 }

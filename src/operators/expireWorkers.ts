@@ -3,6 +3,7 @@ import {
   defer,
   exhaustMap,
   filter,
+  finalize,
   map,
   merge,
   mergeMap,
@@ -12,11 +13,9 @@ import {
   type SchedulerLike,
   Subject,
   takeUntil,
-  tap,
 } from 'rxjs';
 import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
-import { isDefined } from './isDefined.js';
 import { LeaseBook } from './LeaseBook.js';
 
 /**
@@ -71,7 +70,7 @@ import { LeaseBook } from './LeaseBook.js';
  *
  * ```ts
  * const expiries = arm.pipe(exhaustMap(() => sweeps(book, scheduler)), mergeMap((now) => book.expire(now)));
- * const sightings = source.pipe(map((e) => book.sight(e, scheduler.now())), filter(isDefined));
+ * const sightings = source.pipe(filter((e) => (out = book.sight(e, scheduler.now())) !== undefined), map(() => out));
  * return merge(sightings, expiries); // the sweeper stops when the source completes
  * ```
  *
@@ -114,7 +113,7 @@ export function expireWorkers(
       const book = new LeaseBook(ttl);
       /** Emits when a new worker got a lease: the sweeper must be running. */
       const arm = new Subject<void>();
-      /** Emits when the source completed: the sweeper stops. */
+      /** Emits when the source is done (completed, failed or unsubscribed): the sweeper stops. */
       const ended = new Subject<void>();
       // One sweeper at a time (exhaustMap): it drops what ran out and ends
       // when no lease is left; the next new worker re-arms it.
@@ -123,14 +122,19 @@ export function expireWorkers(
         mergeMap((now) => book.expire(now)),
         takeUntil(ended),
       );
+      /** The book's answer for the sighting `filter` just let through, read by `map` at once. */
+      let out: DiscoveryEvent | undefined;
+      // filter first, then map: a sighting that changes nothing (the common
+      // case: a re-announcement) costs one operator hop, not two.
       const sightings = source.pipe(
-        tap({ complete: () => ended.next() }),
-        map((event) => {
-          const out = book.sight(event, scheduler.now());
+        // Stops the sweeper once the source is done (and costs nothing per event).
+        finalize(() => ended.next()),
+        filter((event) => {
+          out = book.sight(event, scheduler.now());
           if (out?.type === 'worker-added') arm.next();
-          return out;
+          return out !== undefined;
         }),
-        filter(isDefined),
+        map(() => out as DiscoveryEvent),
       );
       return merge(sightings, expiries);
     });

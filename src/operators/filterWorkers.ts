@@ -3,7 +3,6 @@ import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
 import { filterWorkersStep } from './filterWorkersStep.js';
-import { isDefined } from './isDefined.js';
 
 /**
  * Keeps only the workers that satisfy a predicate, turning workers that start
@@ -36,15 +35,17 @@ import { isDefined } from './isDefined.js';
  *   last passing metadata; otherwise (a worker that never passed) emits
  *   nothing. The predicate is not called.
  *
- * In RxJS terms it is a `map` through a pure step function followed by a
- * `filter`, with the state created per subscription by `defer`:
+ * In RxJS terms it is a pure step function run by `filter` (which keeps the
+ * events the step has something to emit for) and `map` (which emits it),
+ * with the state created per subscription by `defer`:
  *
  * ```ts
  * defer(() => {
  *   const passing = new Map<string, WorkerInfo>();
+ *   let out: DiscoveryEvent | undefined;
  *   return source.pipe(
- *     map((event) => filterWorkersStep(passing, predicate, event)), // event to emit, or undefined
- *     filter((event) => event !== undefined),
+ *     filter((event) => (out = filterWorkersStep(passing, predicate, event)) !== undefined),
+ *     map(() => out),
  *   );
  * });
  * ```
@@ -80,9 +81,12 @@ export function filterWorkers(predicate: WorkerPredicate): MonoTypeOperatorFunct
     defer(() => {
       /** uid → last metadata that passed the predicate, per subscription. */
       const passing = new Map<string, WorkerInfo>();
+      /** The step's result for the event `filter` just let through, read by `map` at once. */
+      let out: DiscoveryEvent | undefined;
+      // filter first, then map: an event that yields nothing costs one operator hop, not two.
       return source.pipe(
-        map((event) => filterWorkersStep(passing, predicate, event)),
-        filter(isDefined),
+        filter((event) => (out = filterWorkersStep(passing, predicate, event)) !== undefined),
+        map(() => out as DiscoveryEvent),
       );
     });
 }
