@@ -1,13 +1,8 @@
-import { discoveryEvent } from '../events/discoveryEvent.js';
+import { WorkerLedger } from '../discovery/WorkerLedger.js';
 import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
-import { sameWorker } from '../model/sameWorker.js';
 import type { WorkerInfo } from '../model/types.js';
 
-interface Lease {
-  readonly worker: WorkerInfo;
-  readonly deadline: number;
-}
 
 /**
  * The state of one {@link expireWorkers} subscription: a lease per worker,
@@ -22,7 +17,10 @@ interface Lease {
  */
 export class LeaseBook {
   readonly #ttl: number;
-  readonly #leases = new Map<string, Lease>();
+  /** What the subscriber was told: the one added/updated/dropped decision. */
+  readonly #ledger = new WorkerLedger();
+  /** uid → deadline, in deadline order (a renewal moves its uid to the end). */
+  readonly #deadlines = new Map<string, number>();
   /** Deadlines never decrease, even if the clock steps back. */
   #lastDeadline = -Infinity;
 
@@ -33,7 +31,7 @@ export class LeaseBook {
 
   /** How many workers hold a lease. */
   get size(): number {
-    return this.#leases.size;
+    return this.#deadlines.size;
   }
 
   /**
@@ -56,16 +54,16 @@ export class LeaseBook {
     switch (type) {
       case 'worker-added':
       case 'worker-updated': {
-        const known = this.#leases.get(uid);
         this.#lastDeadline = Math.max(this.#lastDeadline, now + this.#ttl);
-        if (known !== undefined) this.#leases.delete(uid);
-        this.#leases.set(uid, { worker, deadline: this.#lastDeadline });
-        if (known === undefined) return type === 'worker-added' ? event : discoveryEvent('worker-added', worker);
-        if (known.worker === worker || sameWorker(known.worker, worker)) return undefined;
-        return type === 'worker-updated' ? event : discoveryEvent('worker-updated', worker);
+        this.#deadlines.delete(uid);
+        this.#deadlines.set(uid, this.#lastDeadline);
+        const change = this.#ledger.put(worker);
+        // Re-emit the source's own event when it already says what happened.
+        return change !== undefined && change.type === type ? event : change;
       }
       case 'worker-dropped':
-        return this.#leases.delete(uid) ? event : undefined;
+        this.#deadlines.delete(uid);
+        return this.#ledger.drop(uid);
       default:
         throw new TypeError(`expireWorkers: unknown event type ${describeValue(type)}`);
     }
@@ -77,7 +75,7 @@ export class LeaseBook {
    * has), or `undefined` when no worker holds a lease.
    */
   delay(now: number): number | undefined {
-    for (const lease of this.#leases.values()) return Math.max(0, lease.deadline - now);
+    for (const deadline of this.#deadlines.values()) return Math.max(0, deadline - now);
     return undefined;
   }
 
@@ -90,10 +88,12 @@ export class LeaseBook {
    */
   *expire(now: number): Generator<DiscoveryEvent, void, undefined> {
     for (;;) {
-      const first = this.#leases.entries().next();
-      if (first.done === true || first.value[1].deadline > now) return;
-      this.#leases.delete(first.value[0]);
-      yield discoveryEvent('worker-dropped', first.value[1].worker);
+      const first = this.#deadlines.entries().next();
+      if (first.done === true || first.value[1] > now) return;
+      const [uid] = first.value;
+      this.#deadlines.delete(uid);
+      const dropped = this.#ledger.drop(uid);
+      if (dropped !== undefined) yield dropped;
     }
   }
 }

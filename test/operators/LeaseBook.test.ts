@@ -13,9 +13,9 @@ describe('LeaseBook', () => {
     assert.deepEqual(book.sight(updated(a), 0), added(a));
     assert.equal(book.sight(added(testWorker(1)), 1), undefined);
     assert.deepEqual(book.sight(added(a2), 2), updated(a2));
-    const drop = dropped(a2);
-    assert.equal(book.sight(drop, 3), drop, 'a known uid: passed through');
-    assert.equal(book.sight(drop, 4), undefined, 'an unknown uid: suppressed');
+    // A drop carries the metadata last reported, whatever the source's drop carries.
+    assert.deepEqual(book.sight(dropped(a), 3), dropped(a2), 'a known uid: dropped with its last reported metadata');
+    assert.equal(book.sight(dropped(a2), 4), undefined, 'an unknown uid: suppressed');
     assert.equal(book.size, 0);
   });
 
