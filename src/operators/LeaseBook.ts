@@ -1,7 +1,7 @@
 import { WorkerLedger } from '../discovery/WorkerLedger.js';
+import { eventWorker } from './eventWorker.js';
 import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
-import type { WorkerInfo } from '../model/types.js';
 
 
 /**
@@ -46,10 +46,7 @@ export class LeaseBook {
    */
   sight(event: DiscoveryEvent, now: number): DiscoveryEvent | undefined {
     const type = event?.type;
-    const worker = event?.worker as WorkerInfo | null | undefined;
-    if (worker === null || typeof worker !== 'object' || typeof worker.uid !== 'string') {
-      throw new TypeError(`expireWorkers: event has no worker uid: ${describeValue(event)}`);
-    }
+    const worker = eventWorker('expireWorkers', event);
     const uid = worker.uid;
     switch (type) {
       case 'worker-added':

@@ -1,8 +1,8 @@
 import { WorkerLedger } from '../discovery/WorkerLedger.js';
+import { eventWorker } from './eventWorker.js';
 import type { DiscoveryEvent, WorkerSnapshot } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 import { sameWorker } from '../model/sameWorker.js';
-import type { WorkerInfo } from '../model/types.js';
 
 /**
  * The state of one {@link toSnapshots} subscription: the current workers (a
@@ -24,15 +24,12 @@ export class SnapshotBatch {
    * @throws {TypeError} Naming a malformed event.
    */
   record(event: DiscoveryEvent): boolean {
-    const worker = event?.worker as WorkerInfo | null | undefined;
-    const uid: unknown = worker?.uid;
-    if (typeof uid !== 'string') {
-      throw new TypeError(`toSnapshots: event has no worker uid: ${describeValue(event)}`);
-    }
+    const worker = eventWorker('toSnapshots', event);
+    const uid = worker.uid;
     switch (event.type) {
       case 'worker-added':
       case 'worker-updated':
-        if (this.#ledger.put(worker as WorkerInfo) === undefined) return false;
+        if (this.#ledger.put(worker) === undefined) return false;
         break;
       case 'worker-dropped':
         if (this.#ledger.drop(uid) === undefined) return false;

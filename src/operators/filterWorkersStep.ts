@@ -1,4 +1,5 @@
 import { discoveryEvent } from '../events/discoveryEvent.js';
+import { eventWorker } from './eventWorker.js';
 import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
@@ -21,10 +22,7 @@ export function filterWorkersStep(
   event: DiscoveryEvent,
 ): DiscoveryEvent | undefined {
   const type = event?.type;
-  const worker = event?.worker as WorkerInfo | null | undefined;
-  if (worker === null || typeof worker !== 'object' || typeof worker.uid !== 'string') {
-    throw new TypeError(`filterWorkers: event has no worker uid: ${describeValue(event)}`);
-  }
+  const worker = eventWorker('filterWorkers', event);
   const uid = worker.uid;
   switch (type) {
     case 'worker-added':
