@@ -3,9 +3,17 @@ import { RecoverableError, isRecoverableError, type IOptions } from 'etcd3';
 /** What etcd3 expects of `faultHandling.host(...)`. */
 type HostPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
 
-/** Thrown for a host whose circuit is open: recoverable, so the client tries another host. */
-class HostUnavailableError extends Error {
-  readonly [RecoverableError] = true;
+/**
+ * Made for a host whose circuit is open: recoverable, so the client tries
+ * another host. (A function, not a class with a computed `[RecoverableError]`
+ * field: that would read etcd3 when this module loads, and etcd3 is loaded on
+ * first use only.)
+ */
+function hostUnavailableError(message: string): Error {
+  const error = new Error(message);
+  error.name = 'HostUnavailableError';
+  Object.defineProperty(error, RecoverableError, { value: true });
+  return error;
 }
 
 /**
@@ -30,7 +38,7 @@ export function hostBreaker(host: string, threshold = 3, cooldownMs = 1000): Hos
   const policy = {
     async execute<T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T): Promise<T> {
       if (failures >= threshold && Date.now() < openUntil) {
-        throw new HostUnavailableError(`etcd endpoint ${host} is skipped for a moment after ${failures} failures`);
+        throw hostUnavailableError(`etcd endpoint ${host} is skipped for a moment after ${failures} failures`);
       }
       try {
         const result = await fn({ signal: new AbortController().signal });
