@@ -1,4 +1,5 @@
 import { defineConfig, type Options } from 'tsup';
+import { emptyModule } from './scripts/build/emptyModule.js';
 import { lazyOptionalModule } from './scripts/build/lazyOptionalModule.js';
 
 /**
@@ -20,7 +21,8 @@ const entry = {
  * - rxjs is the peer; proper-lockfile and multicast-dns are small plain-JS
  *   dependencies reached only from the backend subpaths.
  * - protobufjs's minimal runtime (about 20 kB) is bundled, so the core has no
- *   dependency besides rxjs (its licence is in THIRD_PARTY_NOTICES.md).
+ *   dependency besides rxjs (its licence is in THIRD_PARTY_NOTICES.md);
+ *   its optional `long` is left out (wool's messages have no 64-bit field).
  * - etcd3 (an optional peer, with grpc) and fs-ext-extra-prebuilt (an
  *   optional native addon) are never imported at load time: the first use
  *   loads them and a missing one is a `MissingDependencyError` naming the
@@ -39,8 +41,8 @@ const common: Options = {
   silent: true,
   external: ['rxjs', 'proper-lockfile', 'multicast-dns', 'fs-ext-extra-prebuilt'],
   // etcd3 is 'not external' only so that lazyOptionalModule gets to resolve it.
-  noExternal: ['protobufjs', 'etcd3'],
-  esbuildPlugins: [lazyOptionalModule('etcd3')],
+  noExternal: ['protobufjs', 'etcd3', 'long'],
+  esbuildPlugins: [lazyOptionalModule('etcd3'), emptyModule('long')],
 };
 
 export default defineConfig([
