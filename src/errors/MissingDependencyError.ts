@@ -24,7 +24,8 @@ export class MissingDependencyError extends WoolrxError {
    * @param options Standard `ErrorOptions`: `cause` is the loader's error.
    */
   constructor(packageName: string, entry: string, installed: boolean, options?: ErrorOptions) {
-    const reason = options?.cause instanceof Error ? options.cause.message.split('\n')[0] : String(options?.cause ?? '');
+    const cause: unknown = options?.cause;
+    const reason = cause instanceof Error ? cause.message.split('\n')[0] : typeof cause === 'string' ? cause : 'it failed to load';
     super(
       'WOOLRX_MISSING_DEPENDENCY',
       installed

@@ -15,7 +15,7 @@ describe('WoolrxError', () => {
     assert.equal(error instanceof PublisherClosedError, false);
     assert.equal(new WoolrxError('X', 'x') instanceof WorkerNotFoundError, false);
     for (const value of [null, undefined, 1, 'WoolrxError', {}, new Error('x'), { code: 'WOOLRX_WORKER_NOT_FOUND' }]) {
-      assert.equal(value instanceof WoolrxError, false, String(value));
+      assert.equal(value instanceof WoolrxError, false, JSON.stringify(value));
     }
   });
 

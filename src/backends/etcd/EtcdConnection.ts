@@ -2,6 +2,7 @@ import type { Etcd3, IOptions } from 'etcd3';
 import type { Discovery } from '../../discovery/types.js';
 import { hostBreaker } from './hostBreaker.js';
 import { loadEtcd3 } from './loadEtcd3.js';
+import { unavailableAsWoolrx } from './unavailableAsWoolrx.js';
 import type { EtcdSettings } from './types.js';
 
 const byDiscovery = new WeakMap<Discovery, EtcdConnection>();
@@ -100,7 +101,8 @@ export class EtcdConnection {
       // Unary calls get a deadline; streams (watch, keep-alive) live on.
       defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeout }),
       dialTimeout: requestTimeout,
-      faultHandling: { host: (host) => hostBreaker(host) },
+      // Unreachable etcd: an EtcdUnavailableError naming the endpoints, not etcd3's bare error.
+      faultHandling: { host: (host) => hostBreaker(host), global: unavailableAsWoolrx(endpoints) },
       grpcOptions: {
         // Notice a silently dead connection (etcd accepts pings every 5 s or slower).
         'grpc.keepalive_time_ms': 10_000,

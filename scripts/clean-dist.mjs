@@ -2,4 +2,4 @@
 // parallel, so neither may clean it itself).
 import { rmSync } from 'node:fs';
 
-rmSync(new URL('../../dist', import.meta.url), { recursive: true, force: true });
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
