@@ -1,3 +1,4 @@
+import { errorMessage } from '../discovery/errorMessage.js';
 import type { Discovery } from '../discovery/types.js';
 import { packageVersion } from './packageVersion.js';
 import { parseCommandLine } from './parseCommandLine.js';
@@ -6,9 +7,6 @@ import { renderUsage } from './renderUsage.js';
 import type { CliIo, CommandLine } from './types.js';
 import { UsageError } from './UsageError.js';
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Runs `woolrx` with the given arguments and streams; resolves with the
@@ -82,7 +80,7 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
     });
   } catch (error) {
     if (error instanceof UsageError) return usageFailure(error);
-    stderr.write(`woolrx ${command.name}: ${message(error)}\n`);
+    stderr.write(`woolrx ${command.name}: ${errorMessage(error)}\n`);
     return 1;
   } finally {
     io.signal.removeEventListener('abort', stop);

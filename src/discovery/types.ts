@@ -1,5 +1,5 @@
-import type { Observable } from 'rxjs';
-import type { DiscoveryEvent, DiscoveryEventType } from '../events/types.js';
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { DiscoveryEvent, DiscoveryEventType, WorkerSnapshot } from '../events/types.js';
 import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
 
 // The declarations `AsyncDisposable` needs, as TypeScript's esnext.disposable
@@ -37,16 +37,26 @@ export interface DiscoveryDiagnostic {
 }
 
 /**
- * Publishes workers into one namespace of one backend. Disposing it
- * (`await using`, `close()`) withdraws every worker it published.
+ * Publishes workers into one namespace of one backend.
  *
- * Semantics, the same on every backend:
+ * The contract, the same on every backend (the exceptions are stated in
+ * {@link Discovery}):
  * - `worker-added` registers a worker; for a uid already registered it
  *   refreshes it in place and subscribers see one `worker-updated` (or
  *   nothing, when the metadata is unchanged).
- * - `worker-updated` replaces a registered worker's metadata; for an unknown
- *   uid it rejects with {@link WorkerNotFoundError}.
- * - `worker-dropped` withdraws a worker; for an unknown uid it is a no-op.
+ * - `worker-updated` replaces a registered worker's metadata; for a uid that
+ *   is not registered it rejects with {@link WorkerNotFoundError} and
+ *   changes nothing.
+ * - `worker-dropped` withdraws a worker, whichever publisher registered it;
+ *   for a uid that is not registered it is a no-op.
+ * - **Ownership.** A worker belongs to the publisher that registered it
+ *   (published `worker-added` while the uid was absent). Updating or
+ *   re-adding a worker registered by another publisher changes its
+ *   metadata, not its owner. `close()` (or `await using`) withdraws only the
+ *   workers this publisher owns that are still registered.
+ * - Operations of one publisher apply one at a time, in call order. Bad
+ *   arguments reject with a `TypeError`; anything after `close()` rejects
+ *   with {@link PublisherClosedError}.
  */
 export interface WorkerPublisher extends AsyncDisposable {
   /** The namespace this publisher writes to. */
@@ -60,26 +70,63 @@ export interface WorkerPublisher extends AsyncDisposable {
    * @returns Resolves once every subscriber can see the change.
    */
   publish(type: DiscoveryEventType, worker: WorkerInfo): Promise<void>;
-  /** Withdraws every worker this publisher registered, then closes it. Idempotent. */
+  /** Withdraws every worker this publisher owns that is still registered, then closes it. Idempotent. */
   close(): Promise<void>;
 }
 
 /**
  * A discovery backend bound to one namespace — the contract every backend
- * (memory, local, lan, etcd) implements.
+ * (memory, local, lan, etcd) implements, and that one test suite
+ * (`test/contract`) checks on each.
+ *
+ * **What a subscriber is told.** `events()` is cold: nothing starts until
+ * subscription, and each subscription has its own watch. It first emits one
+ * `worker-added` per worker registered when it started — its *initial
+ * state* — then every change: `worker-added` for a worker it has not seen,
+ * `worker-updated` only when a known worker's metadata really changed
+ * (`!sameWorker`), `worker-dropped` carrying the last metadata it reported.
+ * Every `worker-updated` and `worker-dropped` refers to a worker the same
+ * subscriber saw added. Unsubscribing releases everything the subscription
+ * held, also in the middle of the initial burst.
+ *
+ * **When the initial state is complete.** `snapshots()` emits its first
+ * snapshot exactly then — empty when the pool is empty — so a user can tell
+ * "no workers" from "still loading". The initial state arrives:
+ * - memory, local: synchronously, inside `subscribe()`, in one burst;
+ * - etcd: in one burst once the namespace has been read (one round trip);
+ * - lan: as the network answers; it is complete after the first query
+ *   window (`syncWindow`, default 1 s), since mDNS cannot know that no more
+ *   answers will come.
+ *
+ * **Ownership and unknown updates** are as {@link WorkerPublisher} states,
+ * on every backend but one: on lan, each publisher is the mDNS responder of
+ * its own workers and announces only those, so a publisher can update or
+ * drop only workers it registered (an update of any other uid rejects with
+ * {@link WorkerNotFoundError}, a drop is a no-op), and a worker is withdrawn
+ * when its own publisher closes.
  */
 export interface Discovery {
   /** The namespace this discovery watches and publishes to. */
   readonly namespace: string;
   /**
-   * A cold stream of worker events. Nothing happens until subscription;
-   * each subscriber first receives `worker-added` for every current worker
-   * (in one synchronous burst), then deltas; unsubscribing releases every
-   * resource the subscription held.
+   * A cold stream of worker events: the initial state, then changes (see
+   * {@link Discovery}).
    * @param filter Only workers passing it, with in/out transitions as
    * {@link filterWorkers} describes.
+   * @throws {TypeError} When `filter` is not a function.
    */
   events(filter?: WorkerPredicate): Observable<DiscoveryEvent>;
+  /**
+   * A cold stream of the current workers: nothing while the initial state is
+   * loading, then the initial state (an empty map when there are no
+   * workers), then one snapshot per burst of changes. Each snapshot is a
+   * fresh map, never mutated afterwards.
+   * @param filter Only workers passing it.
+   * @param scheduler Where a burst's snapshot is flushed; `asapScheduler`
+   * (one microtask after the burst) by default.
+   * @throws {TypeError} When `filter` is not a function.
+   */
+  snapshots(filter?: WorkerPredicate, scheduler?: SchedulerLike): Observable<WorkerSnapshot>;
   /** A new publisher for this namespace. Connects lazily, on first publish. */
   publisher(): WorkerPublisher;
   /** Hot stream of diagnostics from this discovery's subscriptions and publishers. */

@@ -45,6 +45,8 @@ describe('woolrx dashboard in headless Chromium', () => {
       await page.locator('#status.live').waitFor({ timeout: 15_000 });
       assert.equal(await page.locator('#namespace').textContent(), namespace);
       assert.equal(await page.locator('#rows tr').count(), 0);
+      // Live means synced: an empty pool says so, rather than "loading".
+      assert.equal(await page.locator('#empty').textContent(), 'No workers.');
 
       const publishers = uids.map((uid, index) =>
         woolrx([

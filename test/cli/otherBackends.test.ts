@@ -104,9 +104,9 @@ describe('woolrx CLI on --backend lan', () => {
   it('hands its flags to lanDiscovery, whose TypeErrors become status 2', async () => {
     const ns = uniqueNamespace('cli-lan-bad');
     await Promise.all([
-      usageFailure(['publish', '-b', 'lan', '-n', ns, '-a', '10.0.0.5:7000', '--advertise-host', '0.0.0.0'], /^woolrx publish: .*advertiseHost "0\.0\.0\.0" is a wildcard/),
+      usageFailure(['publish', '-b', 'lan', '-n', ns, '-a', '10.0.0.5:7000', '--advertise-host', '0.0.0.0'], /^woolrx publish: lanDiscovery: option advertiseHost must be the address peers should connect to, not a wildcard, got "0\.0\.0\.0"$/m),
       usageFailure(['watch', '-b', 'lan', '-n', ns, '--expire-after', 'soon'], /^woolrx watch: --expire-after: "soon" is not an integer$/),
-      usageFailure(['watch', '-b', 'lan', '-n', ns, '--expire-after', '100', '--requery-interval', '200'], /^woolrx watch: .*requeryInterval \(200 ms\) must be below expireAfter \(100 ms\)/),
+      usageFailure(['watch', '-b', 'lan', '-n', ns, '--expire-after', '100', '--requery-interval', '200'], /^woolrx watch: .*option requeryInterval must be below expireAfter \(100 ms\), or live workers would expire between queries, got 200/),
       usageFailure(['watch', '-b', 'lan', '-n', ns, '--capacity', '4'], /^woolrx watch: --capacity is an option of --backend local, not lan$/),
     ]);
   });

@@ -7,7 +7,8 @@ import { commands } from '../../src/cli/commands.js';
 import type { CliRegistry } from '../../src/cli/parseCommandLine.js';
 import type { CliValues } from '../../src/cli/types.js';
 import { discoveryEvent } from '../../src/events/discoveryEvent.js';
-import type { DiscoveryEvent, DiscoveryEventType } from '../../src/events/types.js';
+import type { DiscoveryEvent, DiscoveryEventType, WorkerSnapshot } from '../../src/events/types.js';
+import { toSnapshots } from '../../src/operators/toSnapshots.js';
 import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../src/discovery/types.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
 import type { WorkerInfo } from '../../src/model/types.js';
@@ -47,6 +48,9 @@ class FakeDiscovery implements Discovery {
         inner.unsubscribe();
       };
     });
+  }
+  snapshots(): Observable<WorkerSnapshot> {
+    return this.events().pipe(toSnapshots());
   }
   publisher(): WorkerPublisher {
     const published = this.published;

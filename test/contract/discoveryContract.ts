@@ -17,9 +17,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import type { Observable } from 'rxjs';
+import { firstValueFrom, timeout, type Observable } from 'rxjs';
 import type { Discovery, WorkerPublisher } from '../../src/discovery/types.js';
-import type { DiscoveryEvent } from '../../src/events/types.js';
+import type { DiscoveryEvent, WorkerSnapshot } from '../../src/events/types.js';
 import { PublisherClosedError } from '../../src/errors/PublisherClosedError.js';
 import { WorkerNotFoundError } from '../../src/errors/WorkerNotFoundError.js';
 import { sameWorker } from '../../src/model/sameWorker.js';
@@ -61,6 +61,16 @@ export interface DiscoveryContractOptions {
    * file handles, registry entries).
    */
   readonly assertReleased?: (discovery: Discovery) => void | Promise<void>;
+  /**
+   * The backend's ownership rule (see `Discovery` in src/discovery/types.ts).
+   * `'registrant'` (default, every backend but lan): a worker belongs to the
+   * publisher that registered it; another publisher may update, re-add or
+   * drop it, and only its registrant's close() withdraws it.
+   * `'responder'` (lan): each publisher announces only its own workers; an
+   * update of another publisher's worker rejects with WorkerNotFoundError
+   * and a drop of it is a no-op.
+   */
+  readonly ownership?: 'registrant' | 'responder';
   /** Makes the unique namespace of each discovery a test uses. Default `c<6 hex of a per-process random><time><counter>`, lowercase alphanumerics, about 16 characters. */
   readonly namespace?: () => string;
 }
@@ -123,6 +133,16 @@ class Scope {
     this.#collectors.push(collector);
     if ((this.#options.subscribeDelayMs ?? 0) > 0) await sleep(this.#options.subscribeDelayMs);
     return collector;
+  }
+
+  /** The first snapshot `discovery.snapshots()` emits: the complete initial state. */
+  firstSnapshot(discovery: Discovery): Promise<WorkerSnapshot> {
+    return firstValueFrom(discovery.snapshots().pipe(timeout(this.#options.timeoutMs ?? 5000)));
+  }
+
+  /** The names of a snapshot's workers, sorted: `['A@1', 'B@2']`. */
+  names(snapshot: WorkerSnapshot): string[] {
+    return [...snapshot.values()].map((worker) => `${this.#names.get(worker.uid) ?? worker.uid}@${worker.version}`).sort();
   }
 
   /** A worker named `name` in messages, with a fresh uid. */
@@ -381,6 +401,69 @@ export function describeDiscoveryContract(
       assert.equal(second.closed, true);
       await late.waitFor((events) => events.length >= 4, 'C and the sentinel dropped');
       assert.deepEqual(s.summaries(late).slice(2).sort(), ['dropped C@1', `dropped ${sentinel.slice('added '.length)}`].sort());
+    });
+
+    test('ownership: an update from another publisher changes the metadata, not the owner', async (s) => {
+      const discovery = s.discovery();
+      const owner = s.publisher(discovery);
+      const other = s.publisher(s.twin(discovery));
+      const watcher = await s.collect(discovery.events());
+      const a = s.worker('A');
+      await owner.publish('worker-added', a);
+      await s.expect(watcher, ['added A@1']);
+      if ((options.ownership ?? 'registrant') === 'registrant') {
+        await other.publish('worker-updated', s.revise(a, { version: '2' }));
+        await s.expect(watcher, ['added A@1', 'updated A@2']);
+      } else {
+        await assert.rejects(other.publish('worker-updated', s.revise(a, { version: '2' })), WorkerNotFoundError);
+        await other.publish('worker-dropped', a); // not its own: a no-op
+      }
+      const version = (options.ownership ?? 'registrant') === 'registrant' ? '2' : '1';
+      await other.close(); // owns nothing: withdraws nothing
+      const sentinel = await s.settle(owner, watcher);
+      assert.deepEqual(s.summaries(watcher).at(-1), sentinel);
+      assert.equal(s.summaries(watcher).filter((line) => line.startsWith('dropped')).length, 0, s.summaries(watcher).join(', '));
+      await owner.close(); // the registrant withdraws it
+      await watcher.waitFor((events) => events.some((event) => event.type === 'worker-dropped' && event.worker.uid === a.uid), 'A dropped');
+      assert.ok(s.summaries(watcher).includes(`dropped A@${version}`), s.summaries(watcher).join(', '));
+    });
+
+    if ((options.ownership ?? 'registrant') === 'registrant') {
+      test('ownership: re-adding a worker registered by another publisher does not take it over', async (s) => {
+        const discovery = s.discovery();
+        const owner = s.publisher(discovery);
+        const other = s.publisher(s.twin(discovery));
+        const watcher = await s.collect(discovery.events());
+        const a = s.worker('A');
+        await owner.publish('worker-added', a);
+        await other.publish('worker-added', a); // unchanged: nothing
+        await other.publish('worker-added', s.revise(a, { version: '2' })); // one update
+        await other.close();
+        const sentinel = await s.settle(owner, watcher);
+        assert.deepEqual(s.summaries(watcher), ['added A@1', 'updated A@2', sentinel]);
+        const late = await s.collect(discovery.events());
+        await late.waitFor((events) => events.length >= 2, 'A and the sentinel');
+        assert.deepEqual(s.summaries(late).sort(), ['added A@2', sentinel].sort());
+        await owner.close();
+        await watcher.waitFor((events) => events.length >= 5, 'A and the sentinel dropped');
+        assert.deepEqual(s.summaries(watcher).slice(3).sort(), ['dropped A@2', `dropped ${sentinel.slice('added '.length)}`].sort());
+      });
+    }
+
+    test('synced: the first snapshot is the complete initial state, and an empty pool is an empty snapshot', async (s) => {
+      const discovery = s.discovery();
+      assert.deepEqual(s.names(await s.firstSnapshot(discovery)), [], 'an empty pool: an empty first snapshot');
+      const publisher = s.publisher(discovery);
+      await publisher.publish('worker-added', s.worker('A'));
+      await publisher.publish('worker-added', s.worker('B', { tags: ['gpu'] }));
+      const sentinel = s.worker('S', { tags: ['gpu'] });
+      await publisher.publish('worker-added', sentinel);
+      await s.settle(publisher, await s.collect(discovery.events()));
+      const twin = s.twin(discovery);
+      const first = await s.firstSnapshot(twin);
+      assert.deepEqual(s.names(first), ['A@1', 'B@1', 'S1@1', 'S@1'], 'nothing partial: every registered worker is in the first snapshot');
+      const gpus = await firstValueFrom(twin.snapshots(GPU).pipe(timeout(options.timeoutMs ?? 5000)));
+      assert.deepEqual(s.names(gpus), ['B@1', 'S1@1', 'S@1']);
     });
 
     test('events(filter) emits only passing workers, turning transitions into worker-added / worker-dropped', async (s) => {

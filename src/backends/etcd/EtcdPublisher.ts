@@ -1,8 +1,10 @@
-import { checkPublish } from '../../discovery/checkPublish.js';
 import { CompareResult, CompareTarget, type Etcd3, type IKeyValue, type Lease } from 'etcd3';
 import type { Subject } from 'rxjs';
 import { encodeWorker } from '../../codec/encodeWorker.js';
-import type { DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
+import { errorMessage } from '../../discovery/errorMessage.js';
+import { PublisherBase } from '../../discovery/PublisherBase.js';
+import { retryDelay } from '../../discovery/retryDelay.js';
+import type { DiscoveryDiagnostic } from '../../discovery/types.js';
 import type { DiscoveryEventType } from '../../events/types.js';
 import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';
 import type { WorkerInfo } from '../../model/types.js';
@@ -11,106 +13,103 @@ import type { EtcdSettings } from './types.js';
 
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2000;
+/** Attempts to move one key onto a re-granted lease while others keep writing it. */
+const RESTORE_ATTEMPTS = 10;
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const noop = (): void => undefined;
 
 /**
  * The {@link WorkerPublisher} of {@link etcdDiscovery}.
  *
- * Every worker it publishes is a key `<prefix>/<namespace>/workers/<uid>`
- * holding the worker's protobuf metadata, attached to this publisher's one
- * lease (granted on the first publish, kept alive every `ttl / 3`).
+ * Every worker is a key `<prefix>/<namespace>/workers/<uid>` holding the
+ * worker's protobuf metadata, attached to the lease of the publisher that
+ * registered it. Each publisher has one lease (granted on its first
+ * `worker-added`, kept alive every `ttl / 3`).
  *
- * - `worker-added` puts the key (a re-add overwrites it: subscribers see an
- *   update, or nothing when the metadata is unchanged);
- * - `worker-updated` puts it in a transaction that requires the key to
- *   exist, else rejects with {@link WorkerNotFoundError} and writes nothing;
- * - `worker-dropped` deletes it (nothing to delete: nothing happens).
+ * - `worker-added` is one transaction: if the key is absent, it is put on
+ *   this publisher's lease (this publisher registers the worker); if it is
+ *   present, it is put with `ignore_lease` (the metadata changes, the key
+ *   keeps its registrant's lease). Of two publishers adding the same absent
+ *   uid at once, exactly one becomes the registrant.
+ * - `worker-updated` puts with `ignore_lease` in a transaction that requires
+ *   the key to exist, else rejects with {@link WorkerNotFoundError} and
+ *   writes nothing.
+ * - `worker-dropped` deletes the key, whoever registered it (nothing to
+ *   delete: nothing happens).
  *
- * Changes are applied one at a time, in call order. The publisher that last
- * put a worker owns it (its lease holds the key); taking over a worker
- * another publisher's lease held is reported as a `warning`.
+ * Ownership therefore is the key's lease: `close()` revokes this
+ * publisher's lease, which deletes, in one revision, exactly the keys it
+ * registered that are still registered; if etcd cannot be reached, the
+ * lease expires on its own within `ttl`.
  *
  * If the lease is lost (expired while etcd was unreachable, revoked by
- * someone else), a new one is granted and every worker this publisher still
- * owns is put again — unless another publisher has taken it over meanwhile.
- * `close()` revokes the lease, which deletes all its keys at once; if etcd
- * cannot be reached, the lease expires on its own within `ttl`.
+ * someone else), a new one is granted and every worker this publisher
+ * registered is restored onto it: a key still on the lost lease moves over
+ * with its current value; a key that is gone is registered again with the
+ * metadata this publisher last wrote, unless another publisher registered
+ * it meanwhile (then that one owns it).
  * @internal Created by {@link etcdDiscovery}; not exported.
  */
-export class EtcdPublisher implements WorkerPublisher {
-  readonly namespace: string;
+export class EtcdPublisher extends PublisherBase {
   readonly #settings: EtcdSettings;
   readonly #connection: EtcdConnection;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
-  /** Workers this publisher put and still owns, by uid. */
+  /** Workers this publisher registered whose keys carried its lease at its last write, with the metadata it last wrote, by uid. */
   readonly #owned = new Map<string, WorkerInfo>();
   #client: Etcd3 | undefined;
   #lease: Lease | undefined;
   #leaseId: string | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
-  #closed = false;
-  #closing: Promise<void> | undefined;
+  /** A lease lost and not yet recovered from: keys still on it are this publisher's too. */
+  #lost: string | undefined;
+  /**
+   * Changes and lease recoveries run one after the other on this chain: a
+   * recovery is started by the lease, not by `publish`, so it cannot join
+   * PublisherBase's (private) queue, yet must not interleave with a change.
+   */
+  #idle: Promise<void> = Promise.resolve();
 
   /**
    * @param settings The discovery's settings.
    * @param connection The discovery's shared client.
-   * @param diagnostics Where to report take-overs and lease recoveries.
+   * @param diagnostics Where to report lease losses and recoveries.
    */
   constructor(settings: EtcdSettings, connection: EtcdConnection, diagnostics: Subject<DiscoveryDiagnostic>) {
-    this.namespace = settings.namespace;
+    super(settings.namespace);
     this.#settings = settings;
     this.#connection = connection;
     this.#diagnostics = diagnostics;
   }
 
-  get closed(): boolean {
-    return this.#closed;
+  protected override apply(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
+    return this.#exclusive(() => this.#write(type, worker));
   }
 
-  /** The id of the current lease (decimal), once granted. */
-  get leaseId(): string | undefined {
-    return this.#leaseId;
-  }
-
-  /**
-   * Publishes one change (see {@link WorkerPublisher.publish}).
-   * @param type What happened to the worker.
-   * @param worker The worker's metadata; re-validated.
-   * @returns Resolves once etcd has committed the change.
-   * @throws {TypeError} (as a rejection) On a bad type or worker.
-   * @throws {WorkerNotFoundError} (as a rejection) On `worker-updated` of a uid the namespace does not hold.
-   * @throws {PublisherClosedError} (as a rejection) After `close()`.
-   */
-  publish(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
-    let checked: WorkerInfo;
+  /** Revokes the lease (withdrawing every worker it still holds), then releases the client. */
+  protected override async shutdown(): Promise<void> {
+    await this.#idle; // a lease recovery in progress ends at its next step (the publisher is closed)
+    const lease = this.#lease;
+    this.#lease = undefined;
+    this.#leaseId = undefined;
+    this.#owned.clear();
     try {
-      checked = checkPublish(this.namespace, this.#closed, type, worker);
-    } catch (error: unknown) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      if (lease !== undefined) await lease.revoke();
+    } catch (error) {
+      this.#report(
+        'warning',
+        `Could not revoke the lease on close (${errorMessage(error)}); its workers expire within ${this.#settings.ttl} s`,
+        { error },
+      );
+    } finally {
+      if (this.#client !== undefined) {
+        this.#client = undefined;
+        this.#connection.release();
+      }
     }
-    return this.#enqueue(() => this.#apply(type, checked));
   }
 
-  /** Revokes the lease (withdrawing every worker it holds), then releases the client. Idempotent. */
-  close(): Promise<void> {
-    if (this.#closing === undefined) {
-      this.#closed = true;
-      this.#closing = this.#queue.then(() => this.#shutdown());
-    }
-    return this.#closing;
-  }
-
-  /** Same as {@link EtcdPublisher.close}, for `await using`. */
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
-
-  #enqueue<T>(operation: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(operation);
-    this.#queue = run.catch(() => undefined);
+  #exclusive(task: () => Promise<void>): Promise<void> {
+    const run = this.#idle.then(task);
+    this.#idle = run.then(noop, noop);
     return run;
   }
 
@@ -127,7 +126,7 @@ export class EtcdPublisher implements WorkerPublisher {
     return Buffer.from(`${this.#settings.workersPrefix}${uid}`, 'utf8');
   }
 
-  async #apply(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
+  async #write(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
     const client = this.#acquire();
     const key = this.#key(worker.uid);
     // A subscription of this discovery started before this publish sees it as an event.
@@ -137,28 +136,37 @@ export class EtcdPublisher implements WorkerPublisher {
       this.#owned.delete(worker.uid);
       return;
     }
-    const lease = await this.#ensureLease();
-    const put = { key, value: Buffer.from(encodeWorker(worker)), lease, prev_kv: true };
+    const value = Buffer.from(encodeWorker(worker));
+    // Present: change the metadata, keep the registrant's lease.
+    const refresh = { request_put: { key, value, ignore_lease: true, prev_kv: true } };
     let previous: IKeyValue | undefined;
-    if (type === 'worker-added') {
-      previous = (await client.kv.put(put)).prev_kv;
-    } else {
+    if (type === 'worker-updated') {
       const result = await client.kv.txn({
         compare: [{ key, target: CompareTarget.Version, result: CompareResult.Greater, version: 0 }],
-        success: [{ request_put: put }],
+        success: [refresh],
         failure: [],
       });
       if (!result.succeeded) throw new WorkerNotFoundError(worker.uid, this.namespace);
       previous = result.responses[0]?.response_put.prev_kv;
+    } else {
+      const lease = await this.#ensureLease();
+      const result = await client.kv.txn({
+        compare: [{ key, target: CompareTarget.Version, result: CompareResult.Equal, version: 0 }],
+        success: [{ request_put: { key, value, lease } }], // absent: this publisher registers it
+        failure: [refresh],
+      });
+      if (result.succeeded) {
+        this.#owned.set(worker.uid, worker);
+        return;
+      }
+      previous = result.responses[0]?.response_put.prev_kv;
     }
-    this.#owned.set(worker.uid, worker);
-    const previousLease = previous?.lease;
-    if (previousLease !== undefined && previousLease !== null && previousLease !== '0' && previousLease !== lease) {
-      this.#report(
-        'warning',
-        `Worker ${worker.uid} was held by another lease (${previousLease}); this publisher owns it now and withdraws it on close`,
-        { uid: worker.uid },
-      );
+    // The key kept its lease: this publisher owns it if that lease is its own.
+    const holder = previous?.lease;
+    if (holder !== undefined && (holder === this.#leaseId || holder === this.#lost)) {
+      this.#owned.set(worker.uid, worker);
+    } else {
+      this.#owned.delete(worker.uid);
     }
   }
 
@@ -180,85 +188,66 @@ export class EtcdPublisher implements WorkerPublisher {
   }
 
   #onLost(lease: Lease, error: Error): void {
-    if (this.#closed || lease !== this.#lease) return;
+    if (this.closed || lease !== this.#lease) return;
     const lost = this.#leaseId;
     this.#lease = undefined;
     this.#leaseId = undefined;
     if (lost === undefined) return; // never granted: the pending publish rejects
+    this.#lost = lost;
     this.#report(
       'warning',
-      `Lease ${lost} was lost (${error.message}); granting a new one and re-publishing ${this.#owned.size} worker(s)`,
+      `Lease ${lost} was lost (${error.message}); granting a new one and restoring ${this.#owned.size} worker(s)`,
       { error },
     );
-    this.#enqueue(() => this.#recover(lost)).catch(() => undefined);
+    void this.#exclusive(() => this.#recover(lost));
   }
 
-  /** Re-grants a lease and re-puts every owned worker whose key is gone or still on the lost lease. */
+  /** Re-grants a lease and restores every owned worker onto it; retries until done or closed. Never rejects. */
   async #recover(lost: string): Promise<void> {
-    for (let attempt = 0; !this.#closed; attempt++) {
+    for (let attempt = 0; !this.closed; attempt++) {
       try {
         const lease = await this.#ensureLease();
-        const client = this.#acquire();
         let restored = 0;
         for (const [uid, worker] of [...this.#owned]) {
-          const key = this.#key(uid);
-          const put = { request_put: { key, value: Buffer.from(encodeWorker(worker)), lease } };
-          const onLost = await client.kv.txn({
-            compare: [{ key, target: CompareTarget.Lease, result: CompareResult.Equal, lease: lost }],
-            success: [put],
-            failure: [{ request_range: { key } }],
-          });
-          if (onLost.succeeded) {
-            restored++;
-            continue;
-          }
-          const current = onLost.responses[0]?.response_range.kvs[0];
-          if (current !== undefined && current.lease === lease) {
-            restored++;
-            continue;
-          }
-          const gone =
-            current === undefined &&
-            (
-              await client.kv.txn({
-                compare: [{ key, target: CompareTarget.Version, result: CompareResult.Equal, version: 0 }],
-                success: [put],
-                failure: [],
-              })
-            ).succeeded;
-          if (gone) restored++;
-          else this.#owned.delete(uid); // another publisher holds it now
+          if (await this.#restore(worker, lost, lease)) restored++;
+          else this.#owned.delete(uid); // another publisher registered it meanwhile
         }
+        if (this.#lost === lost) this.#lost = undefined;
         this.#report('recovered', `Re-published ${restored} worker(s) under lease ${lease}`);
         return;
       } catch (error) {
-        const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** attempt);
-        this.#report('warning', `Re-publishing after the loss of lease ${lost} failed (${message(error)}); retrying in ${delay} ms`, {
-          error,
-        });
+        const delay = retryDelay(attempt, RETRY_FIRST_MS, RETRY_MAX_MS);
+        this.#report(
+          'warning',
+          `Re-publishing after the loss of lease ${lost} failed (${errorMessage(error)}); retrying in ${delay} ms`,
+          { error },
+        );
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }
 
-  async #shutdown(): Promise<void> {
-    const lease = this.#lease;
-    this.#lease = undefined;
-    this.#leaseId = undefined;
-    this.#owned.clear();
-    try {
-      if (lease !== undefined) await lease.revoke();
-    } catch (error) {
-      this.#report(
-        'warning',
-        `Could not revoke the lease on close (${message(error)}); its workers expire within ${this.#settings.ttl} s`,
-        { error },
-      );
-    } finally {
-      if (this.#client !== undefined) {
-        this.#client = undefined;
-        this.#connection.release();
-      }
+  /**
+   * Puts one owned worker's key on the new lease.
+   * @returns `false` when the key is held by another lease now (someone else registered it).
+   */
+  async #restore(worker: WorkerInfo, lost: string, lease: string): Promise<boolean> {
+    const client = this.#acquire();
+    const key = this.#key(worker.uid);
+    for (let attempt = 0; attempt < RESTORE_ATTEMPTS; attempt++) {
+      const current = (await client.kv.range({ key })).kvs[0];
+      if (current !== undefined && current.lease === lease) return true;
+      if (current !== undefined && current.lease !== lost) return false;
+      // Still on the lost lease: move it over with its current value (which may be another publisher's update).
+      // Gone with the lost lease: register it again with what this publisher last wrote.
+      const compare =
+        current === undefined
+          ? { key, target: CompareTarget.Version, result: CompareResult.Equal, version: 0 }
+          : { key, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: current.mod_revision };
+      const value = current === undefined ? Buffer.from(encodeWorker(worker)) : current.value;
+      const result = await client.kv.txn({ compare: [compare], success: [{ request_put: { key, value, lease } }], failure: [] });
+      if (result.succeeded) return true;
     }
+    throw new Error(`the key of worker ${worker.uid} kept changing while it was being restored`);
   }
 }

@@ -17,11 +17,13 @@ import {
 } from 'etcd3';
 import type { Subject } from 'rxjs';
 import { decodeWorker } from '../../codec/decodeWorker.js';
+import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
+import { errorMessage } from '../../discovery/errorMessage.js';
+import { retryDelay } from '../../discovery/retryDelay.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { discoveryEvent } from '../../events/discoveryEvent.js';
+import { WorkerLedger } from '../../discovery/WorkerLedger.js';
 import type { DiscoveryEvent } from '../../events/types.js';
 import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
-import { sameWorker } from '../../model/sameWorker.js';
 import type { WorkerInfo } from '../../model/types.js';
 import type { EtcdConnection } from './EtcdConnection.js';
 import { prefixRangeEnd } from './prefixRangeEnd.js';
@@ -34,10 +36,6 @@ const PAGE_SIZE = 1000;
 /** Retry delays after a failure, ms: doubling from the first, capped at the last. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2000;
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Errors a retry cannot fix: wrong or missing credentials ("user name is
@@ -53,27 +51,25 @@ function isFatal(error: unknown): boolean {
   );
 }
 
-/** What the subscription needs from its discovery and subscriber. @internal */
-export interface EtcdSubscriptionSink {
-  readonly next: (event: DiscoveryEvent) => void;
-  readonly error: (error: unknown) => void;
-  readonly closed: () => boolean;
-}
-
 /**
- * One subscription of {@link etcdDiscovery}'s `events()`: reads the
- * namespace's workers at a revision R (paged, all at R), emits
- * `worker-added` for each in one synchronous burst, then watches from R+1.
+ * One subscription of {@link etcdDiscovery}'s `events()` (the `watch` of
+ * its {@link createDiscovery}): reads the namespace's workers at a
+ * revision R (paged, all at R), emits `worker-added` for each in one
+ * synchronous burst, calls `synced()` right after that burst (once: never
+ * again on a later re-read), then watches from R+1.
  *
+ * What the subscriber was told lives in a {@link WorkerLedger}, which
+ * decides every event:
  * - The last revision whose events were all delivered is kept; a broken
  *   watch stream is re-opened from that revision + 1 (no gap, no
  *   duplicate), after a short back-off, on whichever endpoint answers.
  * - When etcd has compacted that revision away (the watch is cancelled
- *   with a compact revision), the prefix is read again and diffed against
- *   what this subscription has reported: only real changes are emitted.
- * - A PUT emits `worker-added` for a new uid, `worker-updated` when the
- *   decoded worker differs from the one reported, nothing otherwise; a
- *   DELETE emits `worker-dropped` with the last reported metadata.
+ *   with a compact revision), the prefix is read again and reconciled with
+ *   the ledger: only real changes are emitted, drops first.
+ * - A PUT is `ledger.put` (`worker-added` for a new uid, `worker-updated`
+ *   when the decoded worker differs from the one reported, nothing
+ *   otherwise); a DELETE is `ledger.drop` (`worker-dropped` with the last
+ *   reported metadata).
  * - A value that does not decode (or whose uid is not its key's) is skipped
  *   and reported as a `malformed-record` diagnostic; a worker whose record
  *   turns malformed is dropped, as a re-read would.
@@ -87,11 +83,13 @@ export class EtcdSubscription {
   readonly #settings: EtcdSettings;
   readonly #connection: EtcdConnection;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
-  readonly #sink: EtcdSubscriptionSink;
+  readonly #sink: DiscoverySink;
   readonly #prefix: Buffer;
   readonly #rangeEnd: Buffer;
-  readonly #reported = new Map<string, WorkerInfo>();
+  /** What this subscription has told its subscriber. */
+  readonly #ledger = new WorkerLedger();
   #client: Etcd3 | undefined;
+  /** The last revision whose changes were all delivered; 0 until the first read. */
   #revision = 0;
   #stream: WatchStream | undefined;
   /** Settles the attempt to open `#stream` while etcd has not confirmed it yet (see `#watch`). */
@@ -112,7 +110,7 @@ export class EtcdSubscription {
     settings: EtcdSettings,
     connection: EtcdConnection,
     diagnostics: Subject<DiscoveryDiagnostic>,
-    sink: EtcdSubscriptionSink,
+    sink: DiscoverySink,
   ) {
     this.#settings = settings;
     this.#connection = connection;
@@ -153,7 +151,7 @@ export class EtcdSubscription {
 
   #emit(events: readonly DiscoveryEvent[]): void {
     for (const event of events) {
-      if (this.#stopped || this.#sink.closed()) return;
+      if (this.#stopped || this.#sink.closed) return;
       this.#sink.next(event);
     }
   }
@@ -171,9 +169,9 @@ export class EtcdSubscription {
       this.#fail(error);
       return;
     }
-    const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.#failures);
+    const delay = retryDelay(this.#failures, RETRY_FIRST_MS, RETRY_MAX_MS);
     this.#failures++;
-    this.#report('warning', `etcd ${what} failed (${message(error)}); retrying in ${delay} ms`, { error });
+    this.#report('warning', `etcd ${what} failed (${errorMessage(error)}); retrying in ${delay} ms`, { error });
     const generation = ++this.#generation;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
@@ -221,28 +219,21 @@ export class EtcdSubscription {
       const worker = this.#decode(kv);
       if (worker !== undefined) next.set(worker.uid, worker);
     }
-    const events: DiscoveryEvent[] = [];
-    for (const [uid, worker] of this.#reported) {
-      if (!next.has(uid)) events.push(discoveryEvent('worker-dropped', worker));
-    }
-    for (const [uid, worker] of next) {
-      const before = this.#reported.get(uid);
-      if (before === undefined) events.push(discoveryEvent('worker-added', worker));
-      else if (!sameWorker(before, worker)) events.push(discoveryEvent('worker-updated', worker));
-    }
-    const relist = this.#revision !== 0;
-    this.#reported.clear();
-    for (const [uid, worker] of next) this.#reported.set(uid, worker);
+    // The first read is the initial state; a later one (after compaction) only catches up.
+    const initial = this.#revision === 0;
+    const events = this.#ledger.reconcile(next);
     this.#revision = snapshot.revision;
     // Watch first: a subscriber unsubscribing from inside the burst stops it again.
     this.#watch();
-    if (relist) {
+    if (!initial) {
       this.#report(
         'recovered',
         `Re-read ${next.size} worker(s) at revision ${snapshot.revision}: ${events.length} change(s) since the last event`,
       );
     }
     this.#emit(events);
+    // Synced once, right after the initial burst (nothing else can be emitted in between: the watch reports asynchronously).
+    if (initial && !this.#stopped && !this.#sink.closed) this.#sink.synced();
   }
 
   /**
@@ -373,24 +364,20 @@ export class EtcdSubscription {
     this.#emit(events);
   }
 
-  /** Applies one change to the reported set; returns the event it makes, if any. */
+  /** Applies one change to the ledger; returns the event it makes, if any. */
   #apply(type: string, kv: IKeyValue): DiscoveryEvent | undefined {
-    const uid = kv.key.subarray(this.#prefix.length).toString('utf8');
-    const before = this.#reported.get(uid);
     const worker = type === 'Delete' ? undefined : this.#decode(kv);
-    if (worker === undefined) {
-      if (before === undefined) return undefined;
-      this.#reported.delete(uid);
-      return discoveryEvent('worker-dropped', before);
-    }
-    this.#reported.set(uid, worker);
-    if (before === undefined) return discoveryEvent('worker-added', worker);
-    return sameWorker(before, worker) ? undefined : discoveryEvent('worker-updated', worker);
+    // A record that turned malformed is dropped, as a re-read would.
+    return worker === undefined ? this.#ledger.drop(this.#uidOf(kv)) : this.#ledger.put(worker);
+  }
+
+  #uidOf(kv: IKeyValue): string {
+    return kv.key.subarray(this.#prefix.length).toString('utf8');
   }
 
   /** Decodes a record; reports and skips one that is not valid worker metadata for its key. */
   #decode(kv: IKeyValue): WorkerInfo | undefined {
-    const uid = kv.key.subarray(this.#prefix.length).toString('utf8');
+    const uid = this.#uidOf(kv);
     try {
       const worker = decodeWorker(kv.value);
       if (worker.uid !== uid) {
@@ -400,7 +387,7 @@ export class EtcdSubscription {
     } catch (error) {
       this.#report(
         'malformed-record',
-        `Skipped the record at ${JSON.stringify(kv.key.toString('utf8'))} (revision ${kv.mod_revision}): ${message(error)}`,
+        `Skipped the record at ${JSON.stringify(kv.key.toString('utf8'))} (revision ${kv.mod_revision}): ${errorMessage(error)}`,
         { uid, error },
       );
       return undefined;

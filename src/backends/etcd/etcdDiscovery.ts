@@ -1,8 +1,6 @@
-import { Observable, Subject } from 'rxjs';
-import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
-import type { DiscoveryEvent } from '../../events/types.js';
-import type { WorkerPredicate } from '../../model/types.js';
-import { filterWorkers } from '../../operators/filterWorkers.js';
+import { Subject } from 'rxjs';
+import { createDiscovery } from '../../discovery/createDiscovery.js';
+import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import { EtcdConnection } from './EtcdConnection.js';
 import { EtcdPublisher } from './EtcdPublisher.js';
 import { EtcdSubscription } from './EtcdSubscription.js';
@@ -12,24 +10,27 @@ import type { EtcdDiscoveryOptions } from './types.js';
 /**
  * Discovery over an etcd (v3) cluster, for pools that span hosts and
  * networks: workers are keys `<prefix>/<namespace>/workers/<uid>` holding
- * their protobuf metadata (the core codec), each attached to its
- * publisher's lease.
+ * their protobuf metadata (the core codec), each attached to the lease of
+ * the publisher that registered it.
  *
  * - `events(filter?)` is cold. Each subscription reads the namespace at a
  *   revision R and emits `worker-added` for every worker in one synchronous
- *   burst, then watches from R+1: changes arrive in etcd's order, with no
- *   gap and no duplicate. A broken stream resumes from the last delivered
- *   revision + 1 on any endpoint that answers; if that revision was
- *   compacted, the namespace is read again and only the differences to
- *   what the subscription already reported are emitted. A record that does
- *   not decode is skipped and reported on `diagnostics`. Unsubscribing
- *   closes the watch and, with the last user, the client.
+ *   burst (its initial state: `snapshots()` emits it right after), then
+ *   watches from R+1: changes arrive in etcd's order, with no gap and no
+ *   duplicate. A broken stream resumes from the last delivered revision + 1
+ *   on any endpoint that answers; if that revision was compacted, the
+ *   namespace is read again and only the differences to what the
+ *   subscription already reported are emitted. A record that does not
+ *   decode is skipped and reported on `diagnostics`. Unsubscribing closes
+ *   the watch and, with the last user, the client.
  * - `publisher()` returns a publisher with one lease, kept alive every
- *   `ttl / 3`. Its workers vanish when it closes (the lease is revoked) or
- *   `ttl` seconds after it dies without closing (the lease expires). A lost
- *   lease is re-granted and its workers put again.
- * - `diagnostics` is hot: skipped records, reconnections, lease recoveries,
- *   take-overs.
+ *   `ttl / 3`. A worker belongs to the publisher that registered it (its key
+ *   carries that publisher's lease; another publisher's update or re-add
+ *   keeps the lease). Its workers vanish when it closes (the lease is
+ *   revoked) or `ttl` seconds after it dies without closing (the lease
+ *   expires). A lost lease is re-granted and its workers restored.
+ * - `diagnostics` is hot: skipped records, reconnections, lease losses and
+ *   recoveries.
  *
  * Node only (gRPC). See docs/backends/etcd.md for the guarantees and for
  * choosing `ttl`.
@@ -52,25 +53,15 @@ export function etcdDiscovery(options: EtcdDiscoveryOptions = {}): Discovery {
   const connection = new EtcdConnection(settings);
   const diagnostics = new Subject<DiscoveryDiagnostic>();
 
-  const source = new Observable<DiscoveryEvent>((subscriber) => {
-    const subscription = new EtcdSubscription(settings, connection, diagnostics, {
-      next: (event) => subscriber.next(event),
-      error: (error) => subscriber.error(error),
-      closed: () => subscriber.closed,
-    });
-    subscription.start();
-    return () => subscription.stop();
-  });
-
-  const discovery: Discovery = Object.freeze({
+  const discovery = createDiscovery({
     namespace: settings.namespace,
-    events(filter?: WorkerPredicate): Observable<DiscoveryEvent> {
-      return filter === undefined ? source : source.pipe(filterWorkers(filter));
+    watch: (sink) => {
+      const subscription = new EtcdSubscription(settings, connection, diagnostics, sink);
+      subscription.start();
+      return () => subscription.stop();
     },
-    publisher(): WorkerPublisher {
-      return new EtcdPublisher(settings, connection, diagnostics);
-    },
-    diagnostics: diagnostics.asObservable(),
+    publisher: () => new EtcdPublisher(settings, connection, diagnostics),
+    diagnostics,
   });
   EtcdConnection.register(discovery, connection);
   return discovery;

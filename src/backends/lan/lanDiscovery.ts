@@ -1,26 +1,21 @@
-import { Subject, type Observable } from 'rxjs';
-import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
-import type { DiscoveryEvent } from '../../events/types.js';
+import { Subject } from 'rxjs';
+import { createDiscovery } from '../../discovery/createDiscovery.js';
+import { readOptions } from '../../discovery/readOptions.js';
+import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import { describeValue } from '../../model/describeValue.js';
-import type { WorkerPredicate } from '../../model/types.js';
 import { expireWorkers } from '../../operators/expireWorkers.js';
-import { filterWorkers } from '../../operators/filterWorkers.js';
 import { browseWorkers } from './browseWorkers.js';
 import { isWildcardHost } from './isWildcardHost.js';
 import { LanPublisher } from './LanPublisher.js';
 import { lanServiceType } from './lanServiceType.js';
-import type { LanDiscoveryOptions } from './types.js';
+import type { AdvertiseHost, LanDiscoveryOptions } from './types.js';
 
+const OPTIONS = ['advertiseHost', 'probe', 'requeryInterval', 'expireAfter', 'syncWindow', 'interface', 'port', 'unknownUpdate'] as const;
 const DEFAULT_EXPIRE_AFTER_MS = 30_000;
 const DEFAULT_REQUERY_MS = 10_000;
-
-function positiveMs(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new TypeError(`lanDiscovery: ${name} must be a positive number of milliseconds, got ${describeValue(value)}`);
-  }
-  return value;
-}
+const DEFAULT_SYNC_WINDOW_MS = 1_000;
+/** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days). */
+const MAX_DELAY_MS = 2_147_483_647;
 
 /**
  * Worker discovery on the local network over mDNS / DNS-SD, wire-compatible
@@ -37,12 +32,20 @@ function positiveMs(name: string, value: unknown, fallback: number): number {
  *   worker (no pid or version, bad JSON) are skipped and reported on
  *   `diagnostics`. A socket failure errors the stream with a
  *   {@link LanSocketError}. Unsubscribing closes the socket and timers.
- *   Unlike the synchronous backends, the current workers arrive as the
- *   network answers (within milliseconds on a LAN), not in one burst.
- * - `publisher()` returns a {@link WorkerPublisher} that is an mDNS
- *   responder for its workers (its socket opens on the first publish). An
+ * - Initial state: unlike the synchronous backends, the current workers
+ *   arrive as the network answers (within milliseconds on a LAN), not in one
+ *   burst. mDNS cannot know that no more answers will come, so the initial
+ *   state counts as complete `syncWindow` ms after the first query was sent
+ *   (longer, up to twice that, while a worker that answered is still being
+ *   resolved): `snapshots()` emits its first snapshot then (empty when
+ *   nobody answered).
+ * - `publisher()` returns a `WorkerPublisher` (see `woolrx`) that is the mDNS
+ *   responder of its own workers (its socket opens on the first publish). An
  *   update re-announces the records in place (cache-flush), so peers see one
- *   `worker-updated`, never a drop/add pair. `close()` sends goodbyes.
+ *   `worker-updated`, never a drop/add pair. `close()` sends goodbyes. It can
+ *   update or drop only workers it registered: `worker-updated` of another
+ *   uid rejects with `WorkerNotFoundError` (`unknownUpdate: 'register'`
+ *   registers it instead, as wool does), `worker-dropped` of one is a no-op.
  *   Advertised address: `advertiseHost` when given (a function is called
  *   once per publisher); else the worker's host, a wildcard host being
  *   replaced by the default-route address ({@link AdvertiseHostError} when
@@ -61,75 +64,55 @@ function positiveMs(name: string, value: unknown, fallback: number): number {
  * @param namespace The namespace (a non-empty string). Default `'default'`.
  * @param options See {@link LanDiscoveryOptions}.
  * @returns The discovery.
- * @throws {TypeError} On a bad namespace or option, a wildcard `advertiseHost`,
- * or `requeryInterval >= expireAfter`.
+ * @throws {TypeError} On a bad namespace, an unknown or bad option, a
+ * wildcard `advertiseHost`, or `requeryInterval >= expireAfter`.
  */
 export function lanDiscovery(namespace = 'default', options: LanDiscoveryOptions = {}): Discovery {
   if (typeof namespace !== 'string' || namespace.length === 0) {
     throw new TypeError(`lanDiscovery: namespace must be a non-empty string, got ${describeValue(namespace)}`);
   }
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`lanDiscovery: options must be an object, got ${describeValue(options)}`);
+  const read = readOptions('lanDiscovery', options, OPTIONS);
+  const advertiseHost = read.check(
+    'advertiseHost',
+    'a string or a function',
+    (value): value is AdvertiseHost => typeof value === 'string' || typeof value === 'function',
+  );
+  if (typeof advertiseHost === 'string' && isWildcardHost(advertiseHost)) {
+    read.fail('advertiseHost', 'the address peers should connect to, not a wildcard', advertiseHost);
   }
-  const { advertiseHost, probe = true, unknownUpdate = 'register', port, interface: iface } = options;
-  if (advertiseHost !== undefined) {
-    if (typeof advertiseHost === 'string') {
-      if (isWildcardHost(advertiseHost)) {
-        throw new TypeError(
-          `lanDiscovery: advertiseHost ${describeValue(advertiseHost)} is a wildcard; give the address peers should connect to`,
-        );
-      }
-    } else if (typeof advertiseHost !== 'function') {
-      throw new TypeError(`lanDiscovery: advertiseHost must be a string or a function, got ${describeValue(advertiseHost)}`);
-    }
-  }
-  if (typeof probe !== 'boolean') throw new TypeError(`lanDiscovery: probe must be a boolean, got ${describeValue(probe)}`);
-  if (unknownUpdate !== 'register' && unknownUpdate !== 'reject') {
-    throw new TypeError(`lanDiscovery: unknownUpdate must be 'register' or 'reject', got ${describeValue(unknownUpdate)}`);
-  }
-  if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65_535)) {
-    throw new TypeError(`lanDiscovery: port must be an integer 1-65535, got ${describeValue(port)}`);
-  }
-  if (iface !== undefined && (typeof iface !== 'string' || iface.length === 0)) {
-    throw new TypeError(`lanDiscovery: interface must be an IPv4 address, got ${describeValue(iface)}`);
-  }
-  const expireAfter = positiveMs('expireAfter', options.expireAfter, DEFAULT_EXPIRE_AFTER_MS);
-  const requeryInterval = positiveMs('requeryInterval', options.requeryInterval, Math.min(DEFAULT_REQUERY_MS, expireAfter / 3));
+  const probe = read.boolean('probe', true);
+  const unknownUpdate = read.oneOf('unknownUpdate', ['reject', 'register'], 'reject');
+  const port = read.integer('port', 5353, 1, 65_535);
+  const iface = read.check('interface', 'an IPv4 address', (value): value is string => typeof value === 'string' && value.length > 0);
+  const expireAfter = read.number('expireAfter', DEFAULT_EXPIRE_AFTER_MS, 0, MAX_DELAY_MS, true);
+  const requeryInterval = read.number('requeryInterval', Math.min(DEFAULT_REQUERY_MS, expireAfter / 3), 0, MAX_DELAY_MS, true);
   if (requeryInterval >= expireAfter) {
-    throw new TypeError(
-      `lanDiscovery: requeryInterval (${requeryInterval} ms) must be below expireAfter (${expireAfter} ms), or live workers would expire between queries`,
-    );
+    read.fail('requeryInterval', `below expireAfter (${expireAfter} ms), or live workers would expire between queries`, requeryInterval);
   }
+  const syncWindow = read.number('syncWindow', DEFAULT_SYNC_WINDOW_MS, 0, MAX_DELAY_MS, true);
 
   const serviceType = lanServiceType(namespace);
   const diagnostics = new Subject<DiscoveryDiagnostic>();
   const report = (diagnostic: DiscoveryDiagnostic): void => diagnostics.next(diagnostic);
-  const sightings = browseWorkers({
-    namespace,
-    serviceType,
-    requeryInterval,
-    expireAfter,
-    interface: iface,
-    port,
-    report,
-  });
-  const workers = sightings.pipe(expireWorkers(expireAfter));
 
-  return {
+  return createDiscovery({
     namespace,
-    events(filter?: WorkerPredicate): Observable<DiscoveryEvent> {
-      if (filter !== undefined && typeof filter !== 'function') {
-        throw new TypeError(`events: filter must be a function, got ${describeValue(filter)}`);
-      }
-      return filter === undefined ? workers : workers.pipe(filterWorkers(filter));
-    },
-    publisher(): WorkerPublisher {
-      return new LanPublisher(
+    watch: (sink) =>
+      browseWorkers({
         namespace,
-        { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate },
-        diagnostics,
-      );
-    },
-    diagnostics: diagnostics.asObservable(),
-  };
+        serviceType,
+        requeryInterval,
+        expireAfter,
+        interface: iface,
+        port,
+        report,
+        syncWindow,
+        synced: () => sink.synced(),
+      })
+        .pipe(expireWorkers(expireAfter))
+        .subscribe({ next: (event) => sink.next(event), error: (error: unknown) => sink.error(error) }),
+    publisher: () =>
+      new LanPublisher(namespace, { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate }, diagnostics),
+    diagnostics,
+  });
 }

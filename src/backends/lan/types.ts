@@ -35,6 +35,18 @@ export interface LanDiscoveryOptions {
    */
   readonly expireAfter?: number | undefined;
   /**
+   * How long, in ms after its first query is sent, a subscription waits for
+   * answers before its initial state counts as complete: then
+   * `snapshots()` emits its first snapshot (empty when nobody answered).
+   * A worker that answered but is still being resolved when it ends keeps
+   * it open until resolved, for at most one more `syncWindow`.
+   * mDNS has no "end of answers", so this is a window, not a signal. Default
+   * 1000: responders answer within milliseconds on a LAN (wool's zeroconf
+   * delays shared answers by 20-120 ms, RFC 6762 §6). Workers answering
+   * later still arrive, as changes.
+   */
+  readonly syncWindow?: number | undefined;
+  /**
    * The IPv4 address of the interface to send and receive mDNS on. Default:
    * every interface (multicast-dns's choice).
    */
@@ -43,8 +55,10 @@ export interface LanDiscoveryOptions {
   readonly port?: number | undefined;
   /**
    * What `publish('worker-updated', w)` does for a uid this publisher has not
-   * registered: `'register'` it (wool's LAN behaviour, the default) or
-   * `'reject'` with `WorkerNotFoundError` from `woolrx` (the other backends' rule).
+   * registered: `'reject'` with `WorkerNotFoundError` from `woolrx` (the
+   * default: the contract's rule on every backend), or `'register'` it, as
+   * wool's LAN discovery does (for a process that re-announces its workers
+   * with updates after a restart).
    */
   readonly unknownUpdate?: 'register' | 'reject' | undefined;
 }

@@ -2,6 +2,7 @@ import { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync } from 'node:f
 import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { lock as lockCore } from 'proper-lockfile/lib/lockfile.js';
+import { retryDelay } from '../../discovery/retryDelay.js';
 import { LockTimeoutError } from './LockTimeoutError.js';
 import { WoolFlock } from './WoolFlock.js';
 
@@ -210,7 +211,7 @@ export async function acquireNamespaceLock(options: NamespaceLockOptions): Promi
     const left = deadline - performance.now();
     if (left <= 0) throw new LockTimeoutError(options.namespace, options.lockTimeout);
     if (attempt < 8) await yieldToLoop();
-    else await sleep(Math.min(2 ** Math.min(attempt - 8, 4), 20, left));
+    else await sleep(Math.min(retryDelay(attempt - 8, 1, 20), left));
   }
   if (options.woolFlock === false) return once(releaseDir);
   const flock = options.woolFlock ?? new WoolFlock(options.lockPath);
@@ -223,7 +224,7 @@ export async function acquireNamespaceLock(options: NamespaceLockOptions): Promi
       const left = deadline - performance.now();
       if (left <= 0) throw new LockTimeoutError(options.namespace, options.lockTimeout);
       if (attempt < 8) await yieldToLoop();
-      else await sleep(Math.min(2 ** Math.min(attempt - 8, 2), left));
+      else await sleep(Math.min(retryDelay(attempt - 8, 1, 4), left));
     }
   } catch (error) {
     // Timed out or failed: neither lock is kept.

@@ -1,15 +1,8 @@
-import { readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { SegmentFile } from './SegmentFile.js';
 import { closeNotify, ensureNotifyDir } from './touchNotify.js';
 import type { LocalNames } from './types.js';
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
+import { unlinkQuietly } from './unlinkQuietly.js';
 
 /**
  * Records that woolrx created the segment with this inode: only such

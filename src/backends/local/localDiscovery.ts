@@ -1,42 +1,48 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { tmpdir as osTmpdir } from 'node:os';
-import { Observable, Subject } from 'rxjs';
-import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
-import type { DiscoveryEvent } from '../../events/types.js';
-import { describeValue } from '../../model/describeValue.js';
-import type { WorkerPredicate } from '../../model/types.js';
-import { filterWorkers } from '../../operators/filterWorkers.js';
+import { Subject } from 'rxjs';
+import { createDiscovery } from '../../discovery/createDiscovery.js';
+import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
+import { readOptions } from '../../discovery/readOptions.js';
 import { SHM_DIR } from './layout.js';
 import { LocalPublisher } from './LocalPublisher.js';
-import { LocalSubscription } from './LocalSubscription.js';
+import { LocalWatch } from './LocalWatch.js';
 import { localNames } from './localNames.js';
 import type { LocalDiscoveryOptions, LocalSettings } from './types.js';
 import { validateNamespace } from './validateNamespace.js';
 
-function integer(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new TypeError(`Invalid localDiscovery option ${name}: ${describeValue(value)} (expected an integer from ${min} to ${max})`);
-  }
-  return value;
+const MAX_MS = 2 ** 31 - 1;
+
+/** Every option key {@link localDiscovery} accepts. */
+const KNOWN: readonly (keyof LocalDiscoveryOptions)[] = [
+  'capacity',
+  'blockSize',
+  'lockTimeout',
+  'lockStale',
+  'pollInterval',
+  'liveness',
+  'tmpdir',
+];
+
+function isPollInterval(value: unknown): value is number | false {
+  return value === false || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_MS);
 }
 
-function settingsOf(options: LocalDiscoveryOptions): LocalSettings {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`Invalid localDiscovery options: ${describeValue(options)} (expected an object)`);
-  }
-  const pollInterval =
-    options.pollInterval === false ? 0 : integer('pollInterval', options.pollInterval, 1000, 0, 2 ** 31 - 1);
-  if (options.liveness !== undefined && typeof options.liveness !== 'boolean') {
-    throw new TypeError(`Invalid localDiscovery option liveness: ${describeValue(options.liveness)} (expected a boolean)`);
-  }
+function isPath(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+function settingsOf(options: LocalDiscoveryOptions): LocalSettings & { readonly tmpdir: string | undefined } {
+  const read = readOptions('localDiscovery', options, KNOWN);
+  const pollInterval = read.check('pollInterval', `false or an integer from 0 to ${MAX_MS}`, isPollInterval) ?? 1000;
   return {
-    capacity: integer('capacity', options.capacity, 128, 1, 1 << 24),
-    blockSize: integer('blockSize', options.blockSize, 1024, 16, 1 << 24),
-    lockTimeout: integer('lockTimeout', options.lockTimeout, 30_000, 0, 2 ** 31 - 1),
-    lockStale: integer('lockStale', options.lockStale, 10_000, 2_000, 2 ** 31 - 1),
-    pollInterval,
-    liveness: options.liveness ?? true,
+    capacity: read.integer('capacity', 128, 1, 1 << 24),
+    blockSize: read.integer('blockSize', 1024, 16, 1 << 24),
+    lockTimeout: read.integer('lockTimeout', 30_000, 0, MAX_MS),
+    lockStale: read.integer('lockStale', 10_000, 2_000, MAX_MS),
+    pollInterval: pollInterval === false ? 0 : pollInterval,
+    liveness: read.boolean('liveness', true),
+    tmpdir: read.check('tmpdir', 'a directory path', isPath),
   };
 }
 
@@ -68,47 +74,36 @@ function settingsOf(options: LocalDiscoveryOptions): LocalSettings {
  * @param namespace The namespace: non-empty, without `/`, `..` or NUL.
  * @param options Capacity, block size, lock and poll settings.
  * @returns The discovery.
- * @throws {TypeError} Naming a bad namespace or option.
+ * @throws {TypeError} Naming a bad namespace, a bad option value, or an
+ * unknown option key.
  * @throws {Error} When this system has no `/dev/shm`.
  */
 export function localDiscovery(namespace: string, options: LocalDiscoveryOptions = {}): Discovery {
   validateNamespace(namespace);
-  const settings = settingsOf(options);
-  if (options.tmpdir !== undefined && (typeof options.tmpdir !== 'string' || options.tmpdir === '')) {
-    throw new TypeError(`Invalid localDiscovery option tmpdir: ${describeValue(options.tmpdir)} (expected a directory path)`);
-  }
+  const { tmpdir, ...settings } = settingsOf(options);
   if (!existsSync(SHM_DIR)) {
     throw new Error(`localDiscovery needs POSIX shared memory at ${SHM_DIR} (Linux); this system has none`);
   }
-  const names = localNames(namespace, realpathSync(options.tmpdir ?? osTmpdir()));
+  const names = localNames(namespace, realpathSync(tmpdir ?? osTmpdir()));
   const diagnostics = new Subject<DiscoveryDiagnostic>();
 
-  const source = new Observable<DiscoveryEvent>((subscriber) => {
-    const subscription = new LocalSubscription(
-      names,
-      settings,
-      diagnostics,
-      (event) => subscriber.next(event),
-      () => subscriber.closed,
-    );
-    try {
-      subscription.start();
-    } catch (error) {
-      subscription.stop();
-      subscriber.error(error);
-    }
-    return () => subscription.stop();
-  });
-
-  return {
+  return createDiscovery({
     namespace,
-    events(filter?: WorkerPredicate) {
-      if (filter === undefined) return source;
-      return source.pipe(filterWorkers(filter));
+    watch: (sink) => {
+      const watch = new LocalWatch(names, settings, diagnostics, sink);
+      try {
+        // The initial state is read synchronously (nothing when the
+        // namespace does not exist yet: no workers are registered), so it
+        // is complete as soon as start() returns.
+        watch.start();
+        if (!sink.closed) sink.synced();
+      } catch (error) {
+        watch.stop();
+        sink.error(error);
+      }
+      return () => watch.stop();
     },
-    publisher(): WorkerPublisher {
-      return new LocalPublisher(names, settings, diagnostics);
-    },
-    diagnostics: diagnostics.asObservable(),
-  };
+    publisher: () => new LocalPublisher(names, settings, diagnostics),
+    diagnostics,
+  });
 }

@@ -24,7 +24,7 @@ export function ensureNotifyDir(names: LocalNames): void {
  *
  * The bytes written (`woolrx:<pid>:<salt>:<counter>`) only help whoever
  * debugs; subscribers tell woolrx's notifications from wool's by matching
- * them with journal records (see LocalSubscription).
+ * them with journal records (see JournalFollower).
  *
  * @param names The namespace's names.
  * @param verify Check that the descriptor kept open still names the file

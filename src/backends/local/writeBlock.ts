@@ -36,11 +36,19 @@ function openExisting(path: string): number | undefined {
  * @param blockSize Size of a block this process creates.
  * @param uid The worker (for the error).
  * @param fresh Whether this is a new registration.
- * @returns `true` if a block was created (the caller unlinks it if the rest fails).
+ * @returns The inode of the block created (the caller unlinks it if the rest
+ * fails, and keeps the inode as the registration's identity), or `undefined`
+ * when an existing block was rewritten in place.
  * @throws {BlockExhaustedError} When the record does not fit.
  * @internal
  */
-export function writeBlock(path: string, payload: Uint8Array, blockSize: number, uid: string, fresh: boolean): boolean {
+export function writeBlock(
+  path: string,
+  payload: Uint8Array,
+  blockSize: number,
+  uid: string,
+  fresh: boolean,
+): number | undefined {
   const need = LENGTH_PREFIX + payload.length;
   let fd = fresh ? undefined : openExisting(path);
   let created = false;
@@ -66,13 +74,13 @@ export function writeBlock(path: string, payload: Uint8Array, blockSize: number,
       block.writeUInt32LE(payload.length, 0);
       block.set(payload, LENGTH_PREFIX);
       writeSync(fd, block, 0, blockSize, 0);
-      return created;
+      return fstatSync(fd).ino;
     }
     const record = scratch(need);
     record.writeUInt32LE(payload.length, 0);
     record.set(payload, LENGTH_PREFIX);
     writeSync(fd, record, 0, need, 0);
-    return created;
+    return undefined;
   } catch (error) {
     if (created) {
       try {

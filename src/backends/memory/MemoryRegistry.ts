@@ -1,24 +1,18 @@
+import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
+import { WorkerLedger } from '../../discovery/WorkerLedger.js';
 import { discoveryEvent } from '../../events/discoveryEvent.js';
 import type { DiscoveryEvent, DiscoveryEventType, WorkerSnapshot } from '../../events/types.js';
 import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';
-import { sameWorker } from '../../model/sameWorker.js';
 import type { WorkerInfo } from '../../model/types.js';
 
-/** Where the registry delivers a namespace's events: an RxJS `Subscriber` fits. */
-interface Watcher {
-  next(event: DiscoveryEvent): void;
-  readonly closed: boolean;
-}
-
-interface Registration {
-  readonly worker: WorkerInfo;
-  /** The publisher that last wrote the worker (see {@link MemoryRegistry.publish}). */
-  readonly owner: object;
-}
+/** Where the registry delivers a namespace's events. */
+type Watcher = Pick<DiscoverySink, 'next' | 'synced' | 'closed'>;
 
 interface Space {
-  /** uid → registration, in first-registered order. */
-  readonly workers: Map<string, Registration>;
+  /** The registered workers, in first-registered order. */
+  readonly workers: WorkerLedger;
+  /** uid → the publisher that registered it (see {@link MemoryRegistry.publish}). */
+  readonly owners: Map<string, object>;
   readonly watchers: Set<Watcher>;
 }
 
@@ -81,7 +75,7 @@ export class MemoryRegistry {
    */
   workers(namespace: string): WorkerSnapshot {
     const space = this.#spaces.get(namespace);
-    return new Map(space === undefined ? [] : [...space.workers].map(([uid, entry]) => [uid, entry.worker]));
+    return new Map(space === undefined ? [] : [...space.workers.values()].map((worker) => [worker.uid, worker]));
   }
 
   /**
@@ -95,7 +89,7 @@ export class MemoryRegistry {
 
   /**
    * Starts delivering a namespace's events to `watcher`: first, synchronously,
-   * a `worker-added` per current worker, then every change.
+   * a `worker-added` per current worker and `synced()`, then every change.
    * @internal Used by {@link memoryDiscovery}.
    * @param namespace The namespace.
    * @param watcher Receives the events; skipped once `closed`.
@@ -110,10 +104,11 @@ export class MemoryRegistry {
     const outermost = !this.#draining;
     this.#draining = true;
     try {
-      for (const { worker } of current) {
+      for (const worker of current) {
         if (watcher.closed) break;
         watcher.next(discoveryEvent('worker-added', worker));
       }
+      if (!watcher.closed) watcher.synced();
     } finally {
       if (outermost) this.#draining = false;
     }
@@ -129,39 +124,37 @@ export class MemoryRegistry {
 
   /**
    * Applies one published change, with the semantics of
-   * `WorkerPublisher.publish`. The last publisher to add or update a worker
-   * owns it: {@link MemoryRegistry.withdraw} of that publisher drops it,
-   * withdrawing an earlier writer does not.
+   * `WorkerPublisher.publish`. A worker belongs to the publisher that
+   * registered it (added it while it was absent); updating or re-adding it
+   * from another publisher changes its metadata, not its owner.
    * @internal Used by {@link memoryDiscovery}'s publishers.
    * @param namespace The namespace.
    * @param owner The publishing publisher.
    * @param type What happened.
    * @param worker A validated worker.
-   * @returns The previous owner when another publisher owned the worker.
    * @throws {WorkerNotFoundError} On `worker-updated` of an unregistered uid.
    */
-  publish(namespace: string, owner: object, type: DiscoveryEventType, worker: WorkerInfo): object | undefined {
-    const existing = this.#spaces.get(namespace)?.workers.get(worker.uid);
+  publish(namespace: string, owner: object, type: DiscoveryEventType, worker: WorkerInfo): void {
+    const known = this.#spaces.get(namespace)?.workers.has(worker.uid) ?? false;
     if (type === 'worker-dropped') {
-      if (existing === undefined) return undefined;
+      if (!known) return;
       const space = this.#space(namespace);
-      space.workers.delete(worker.uid);
-      this.#enqueue(space, discoveryEvent('worker-dropped', existing.worker));
+      space.owners.delete(worker.uid);
+      this.#enqueue(space, space.workers.drop(worker.uid));
       this.#prune(namespace, space);
       this.#drain();
-      return undefined;
+      return;
     }
-    if (existing === undefined && type === 'worker-updated') throw new WorkerNotFoundError(worker.uid, namespace);
+    if (!known && type === 'worker-updated') throw new WorkerNotFoundError(worker.uid, namespace);
     const space = this.#space(namespace);
-    space.workers.set(worker.uid, { worker, owner });
-    if (existing === undefined) this.#enqueue(space, discoveryEvent('worker-added', worker));
-    else if (!sameWorker(existing.worker, worker)) this.#enqueue(space, discoveryEvent('worker-updated', worker));
+    if (!known) space.owners.set(worker.uid, owner);
+    this.#enqueue(space, space.workers.put(worker));
     this.#drain();
-    return existing !== undefined && existing.owner !== owner ? existing.owner : undefined;
   }
 
   /**
-   * Drops every worker of a namespace that `owner` owns.
+   * Drops every worker of a namespace that `owner` registered and that is
+   * still registered.
    * @internal Used by {@link memoryDiscovery}'s publishers on close.
    * @param namespace The namespace.
    * @param owner The closing publisher.
@@ -169,10 +162,10 @@ export class MemoryRegistry {
   withdraw(namespace: string, owner: object): void {
     const space = this.#spaces.get(namespace);
     if (space === undefined) return;
-    for (const [uid, entry] of space.workers) {
-      if (entry.owner !== owner) continue;
-      space.workers.delete(uid);
-      this.#enqueue(space, discoveryEvent('worker-dropped', entry.worker));
+    for (const [uid, registeredBy] of space.owners) {
+      if (registeredBy !== owner) continue;
+      space.owners.delete(uid);
+      this.#enqueue(space, space.workers.drop(uid));
     }
     this.#prune(namespace, space);
     this.#drain();
@@ -181,7 +174,7 @@ export class MemoryRegistry {
   #space(namespace: string): Space {
     let space = this.#spaces.get(namespace);
     if (space === undefined) {
-      space = { workers: new Map(), watchers: new Set() };
+      space = { workers: new WorkerLedger(), owners: new Map(), watchers: new Set() };
       this.#spaces.set(namespace, space);
     }
     return space;
@@ -193,8 +186,8 @@ export class MemoryRegistry {
     }
   }
 
-  #enqueue(space: Space, event: DiscoveryEvent): void {
-    if (space.watchers.size > 0) this.#queue.push({ space, event, targets: [...space.watchers] });
+  #enqueue(space: Space, event: DiscoveryEvent | undefined): void {
+    if (event !== undefined && space.watchers.size > 0) this.#queue.push({ space, event, targets: [...space.watchers] });
   }
 
   // Delivers queued events in order; a nested call (a change made from

@@ -1,9 +1,8 @@
-import { Observable, Subject } from 'rxjs';
-import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../discovery/types.js';
-import type { DiscoveryEvent } from '../../events/types.js';
+import { Subject } from 'rxjs';
+import { createDiscovery } from '../../discovery/createDiscovery.js';
+import { readOptions } from '../../discovery/readOptions.js';
+import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import { describeValue } from '../../model/describeValue.js';
-import type { WorkerPredicate } from '../../model/types.js';
-import { filterWorkers } from '../../operators/filterWorkers.js';
 import { MemoryPublisher } from './MemoryPublisher.js';
 import { MemoryRegistry } from './MemoryRegistry.js';
 
@@ -27,7 +26,9 @@ export interface MemoryDiscoveryOptions {
  *
  * - `events(filter?)` is cold. On subscribe it emits, synchronously and in
  *   one burst, a `worker-added` for every current worker (in registration
- *   order), then each change as it is published. Unsubscribing releases the
+ *   order), then each change as it is published. `snapshots()` emits the
+ *   initial state synchronously-complete: its first snapshot comes one
+ *   microtask after `subscribe()`. Unsubscribing releases the
  *   subscription's listener; a namespace with neither workers nor
  *   subscribers leaves nothing behind in the registry. With `filter`, the
  *   stream is piped through {@link filterWorkers} (a worker that starts
@@ -39,10 +40,11 @@ export interface MemoryDiscoveryOptions {
  *   {@link WorkerNotFoundError}; `worker-dropped` of an unknown uid does
  *   nothing; anything after `close()` rejects with
  *   {@link PublisherClosedError}; bad arguments reject with a `TypeError`.
- * - Ownership: the publisher that last added or updated a worker owns it;
- *   `close()` (or `await using`) withdraws exactly the workers its publisher
- *   owns, each seen as `worker-dropped`. A publisher taking over a worker
- *   another one owned is reported on `diagnostics` as a `warning`.
+ * - Ownership: the publisher that registered a worker (added it while it
+ *   was absent) owns it; updating or re-adding it from another publisher
+ *   does not change that. `close()` (or `await using`) withdraws exactly the
+ *   workers its publisher owns that are still registered, each seen as
+ *   `worker-dropped`.
  * - `diagnostics` is hot: only what happens while subscribed is seen.
  *
  * Subscribers may publish, subscribe or unsubscribe from inside their
@@ -66,31 +68,21 @@ export interface MemoryDiscoveryOptions {
  * string). Defaults to `'default'`.
  * @param options The registry to use.
  * @returns The discovery.
- * @throws {TypeError} When `namespace` is not a non-empty string, or
- * `options.registry` is not a {@link MemoryRegistry}.
+ * @throws {TypeError} When `namespace` is not a non-empty string, `options`
+ * has an unknown key, or `options.registry` is not a {@link MemoryRegistry}.
  */
 export function memoryDiscovery(namespace = 'default', options: MemoryDiscoveryOptions = {}): Discovery {
   if (typeof namespace !== 'string' || namespace.length === 0) {
     throw new TypeError(`memoryDiscovery: namespace must be a non-empty string, got ${describeValue(namespace)}`);
   }
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`memoryDiscovery: options must be an object, got ${describeValue(options)}`);
-  }
-  const { registry = MemoryRegistry.default } = options;
-  if (!(registry instanceof MemoryRegistry)) {
-    throw new TypeError(`memoryDiscovery: options.registry must be a MemoryRegistry, got ${describeValue(registry)}`);
-  }
-  const diagnostics = new Subject<DiscoveryDiagnostic>();
-  const all = new Observable<DiscoveryEvent>((subscriber) => registry.watch(namespace, subscriber));
-
-  return Object.freeze({
+  const read = readOptions('memoryDiscovery', options, ['registry']);
+  const registry =
+    read.check('registry', 'a MemoryRegistry', (value): value is MemoryRegistry => value instanceof MemoryRegistry) ??
+    MemoryRegistry.default;
+  return createDiscovery({
     namespace,
-    events(filter?: WorkerPredicate): Observable<DiscoveryEvent> {
-      return filter === undefined ? all : all.pipe(filterWorkers(filter));
-    },
-    publisher(): WorkerPublisher {
-      return new MemoryPublisher(registry, namespace, diagnostics);
-    },
-    diagnostics: diagnostics.asObservable(),
+    watch: (sink) => registry.watch(namespace, sink),
+    publisher: () => new MemoryPublisher(registry, namespace),
+    diagnostics: new Subject<DiscoveryDiagnostic>(),
   });
 }

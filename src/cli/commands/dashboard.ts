@@ -2,7 +2,8 @@ import { startDashboard } from '../dashboard/startDashboard.js';
 import { parseIntegerFlag } from '../parseIntegerFlag.js';
 import type { CliCommand, CliValues } from '../types.js';
 import { UsageError } from '../UsageError.js';
-import { waitForAbort } from '../waitForAbort.js';
+import { firstValueFrom } from 'rxjs';
+import { aborted } from '../aborted.js';
 
 function portOf(values: CliValues): number {
   const text = values['port'];
@@ -38,7 +39,7 @@ export const dashboard: CliCommand = {
       const server = await startDashboard(discovery, { port: portOf(values) });
       try {
         stdout.write(`${server.url}\n`);
-        await waitForAbort(signal);
+        await firstValueFrom(aborted(signal));
         return 0;
       } finally {
         await server.close();

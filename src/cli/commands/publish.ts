@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { packageVersion } from '../packageVersion.js';
 import type { CliCommand } from '../types.js';
-import { waitForAbort } from '../waitForAbort.js';
+import { firstValueFrom } from 'rxjs';
+import { errorMessage } from '../../discovery/errorMessage.js';
+import { aborted } from '../aborted.js';
 import { workerFromFlags } from '../workerFromFlags.js';
 
 const defaults = () => ({ uid: randomUUID, pid: process.pid, version: packageVersion });
@@ -43,11 +45,11 @@ export const publish: CliCommand = {
       try {
         await publisher.publish('worker-added', worker);
       } catch (error) {
-        stderr.write(`woolrx publish: ${error instanceof Error ? error.message : String(error)}\n`);
+        stderr.write(`woolrx publish: ${errorMessage(error)}\n`);
         return 1;
       }
       stdout.write(`${worker.uid}\n`);
-      await waitForAbort(signal);
+      await firstValueFrom(aborted(signal));
       return 0;
     } finally {
       await publisher.close();

@@ -1,4 +1,7 @@
-import type { Subscription } from 'rxjs';
+import { catchError, connect, endWith, finalize, firstValueFrom, ignoreElements, map, merge, mergeWith, of, race, take, tap } from 'rxjs';
+import { errorMessage } from '../../discovery/errorMessage.js';
+import { diffSnapshots } from '../../operators/diffSnapshots.js';
+import { aborted } from '../aborted.js';
 import { formatEventJson } from '../formatEventJson.js';
 import { formatEventText } from '../formatEventText.js';
 import { LiveTable } from '../table/LiveTable.js';
@@ -31,54 +34,43 @@ export const watch: CliCommand = {
         ? new LiveTable(stdout, {
             title: `woolrx watch · namespace ${context.namespace} · Ctrl-C to stop`,
             now: () => now().getTime(),
+            loading: true,
           })
         : undefined;
-    return new Promise<number>((resolve) => {
-      const subscriptions: Subscription[] = [];
-      let done = false;
-      const finish = (code: number): void => {
-        if (done) return;
-        done = true;
-        signal.removeEventListener('abort', onAbort);
-        for (const subscription of subscriptions) subscription.unsubscribe();
-        table?.close();
-        resolve(code);
-      };
-      const onAbort = (): void => finish(0);
-      signal.addEventListener('abort', onAbort, { once: true });
-      if (signal.aborted) {
-        finish(0);
-        return;
-      }
-      subscriptions.push(
-        discovery.diagnostics.subscribe((diagnostic) => {
-          const uid = diagnostic.uid === undefined ? '' : ` (worker ${diagnostic.uid})`;
-          if (table !== undefined) {
-            table.note(`${diagnostic.kind}${uid}: ${diagnostic.message}`);
-            return;
-          }
-          stderr.write(`woolrx watch: ${diagnostic.kind}${uid}: ${diagnostic.message}\n`);
-        }),
-      );
-      if (done) return;
-      subscriptions.push(
-        discovery.events().subscribe({
-          next: (event) => {
-            if (done || signal.aborted) return;
-            if (table !== undefined) {
-              table.apply(event);
-              return;
-            }
-            stdout.write(`${json ? formatEventJson(event) : formatEventText(event, now())}\n`);
-          },
-          error: (error: unknown) => {
-            stderr.write(`woolrx watch: ${error instanceof Error ? error.message : String(error)}\n`);
-            finish(1);
-          },
-          complete: () => finish(0),
-        }),
-      );
-      if (done) for (const subscription of subscriptions) subscription.unsubscribe();
+    const note = (text: string): void => {
+      if (table !== undefined) table.note(text);
+      else stderr.write(`woolrx watch: ${text}\n`);
+    };
+    const diagnostics = discovery.diagnostics.pipe(
+      tap((diagnostic) => {
+        const uid = diagnostic.uid === undefined ? '' : ` (worker ${diagnostic.uid})`;
+        note(`${diagnostic.kind}${uid}: ${diagnostic.message}`);
+      }),
+    );
+    // The table shows "loading workers…" until the initial state is complete:
+    // one watch (snapshots), shared by the events and the synced signal.
+    const output =
+      table !== undefined
+        ? discovery.snapshots().pipe(
+            connect((snapshots) =>
+              merge(
+                snapshots.pipe(diffSnapshots(), tap((event) => table.apply(event))),
+                snapshots.pipe(take(1), tap(() => table.synced())),
+              ),
+            ),
+          )
+        : discovery.events().pipe(tap((event) => stdout.write(`${json ? formatEventJson(event) : formatEventText(event, now())}\n`)));
+    const exitCode = output.pipe(
+      ignoreElements(),
+      endWith(0),
+      catchError((error: unknown) => {
+        stderr.write(`woolrx watch: ${errorMessage(error)}\n`);
+        return of(1);
+      }),
+      mergeWith(diagnostics.pipe(ignoreElements())),
+    );
+    return firstValueFrom(race(aborted(signal).pipe(map(() => 0)), exitCode).pipe(finalize(() => table?.close())), {
+      defaultValue: 0,
     });
   },
 };

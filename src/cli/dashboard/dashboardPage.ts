@@ -1,6 +1,8 @@
 /**
  * The dashboard's single page: a live worker table fed by Server-Sent
- * Events from `/events` (one NDJSON-shaped event per message). Rows are
+ * Events from `/events` (one NDJSON-shaped event per message; `synced` once
+ * the initial state is complete: until then the page says "Loading workers…",
+ * after it an empty pool says "No workers."). Rows are
  * built with `textContent` (a record cannot inject markup); added rows
  * flash green, dropped rows flash red before leaving; counts by tag below.
  */
@@ -36,12 +38,13 @@ export const dashboardPage = `<!doctype html>
   <thead><tr><th>UID</th><th>Address</th><th>PID</th><th>Version</th><th>Tags</th><th>Extra</th><th>Age</th><th>Last event</th></tr></thead>
   <tbody id="rows"></tbody>
 </table>
-<div id="empty">No workers yet.</div>
+<div id="empty">Loading workers…</div>
 <div id="counts"></div>
 <script>
 (() => {
   const rows = document.getElementById('rows');
   const workers = new Map();
+  let synced = false;
   const words = { 'worker-added': 'added', 'worker-updated': 'updated', 'worker-dropped': 'dropped' };
   const age = (ms) => { const s = Math.max(0, Math.floor(ms / 1000)); return s < 60 ? s + 's' : Math.floor(s / 60) + 'm' + String(s % 60).padStart(2, '0') + 's'; };
   function cell(tr, text, cls) { const td = document.createElement('td'); td.textContent = text; if (cls) td.className = cls; tr.appendChild(td); return td; }
@@ -68,7 +71,9 @@ export const dashboardPage = `<!doctype html>
   function summary() {
     const live = [...workers.values()].filter((e) => !e.dropped);
     document.getElementById('total').textContent = live.length + (live.length === 1 ? ' worker' : ' workers');
-    document.getElementById('empty').hidden = workers.size > 0;
+    const empty = document.getElementById('empty');
+    empty.hidden = workers.size > 0;
+    empty.textContent = synced ? 'No workers.' : 'Loading workers…';
     const counts = new Map();
     for (const { worker } of live) for (const tag of (worker.tags.length ? worker.tags : ['(no tag)'])) counts.set(tag, (counts.get(tag) || 0) + 1);
     document.getElementById('counts').textContent = [...counts].sort(([a], [b]) => a < b ? -1 : 1).map(([t, n]) => t + ' ' + n).join(' · ');
@@ -98,10 +103,11 @@ export const dashboardPage = `<!doctype html>
   }
   const status = document.getElementById('status');
   const source = new EventSource('events');
-  source.addEventListener('hello', (e) => { document.getElementById('namespace').textContent = JSON.parse(e.data).namespace; status.textContent = 'live'; status.className = 'live'; });
+  source.addEventListener('hello', (e) => { document.getElementById('namespace').textContent = JSON.parse(e.data).namespace; status.textContent = 'loading…'; status.className = ''; });
+  source.addEventListener('synced', () => { synced = true; status.textContent = 'live'; status.className = 'live'; summary(); });
   source.onmessage = (e) => apply(JSON.parse(e.data));
   source.addEventListener('failure', (e) => { status.textContent = 'stream failed: ' + JSON.parse(e.data).message; status.className = 'down'; source.close(); });
-  source.onerror = () => { if (source.readyState !== EventSource.OPEN) { status.textContent = 'reconnecting…'; status.className = 'down'; for (const e of workers.values()) e.tr.remove(); workers.clear(); summary(); } };
+  source.onerror = () => { if (source.readyState !== EventSource.OPEN) { status.textContent = 'reconnecting…'; status.className = 'down'; synced = false; for (const e of workers.values()) e.tr.remove(); workers.clear(); summary(); } };
   setInterval(() => { const now = Date.now(); for (const e of workers.values()) if (!e.dropped) tick(e, now); }, 1000);
   summary();
 })();

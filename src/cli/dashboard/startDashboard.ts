@@ -1,7 +1,10 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { catchError, connect, finalize, fromEvent, interval, map, merge, mergeWith, of, take, takeUntil, Subscription, type Observable } from 'rxjs';
+import { errorMessage } from '../../discovery/errorMessage.js';
 import type { Discovery } from '../../discovery/types.js';
+import { diffSnapshots } from '../../operators/diffSnapshots.js';
 import { formatEventJson } from '../formatEventJson.js';
 import { dashboardPage } from './dashboardPage.js';
 
@@ -34,14 +37,41 @@ function sendPage(response: ServerResponse): void {
 }
 
 /**
+ * The SSE messages of one page: every worker event (the `watch --json`
+ * line), an `event: synced` once the initial state is complete (so the page
+ * can tell "no workers" from "loading"), a keep-alive comment every
+ * `keepAliveMs`, and `event: failure` if the stream errors. One watch of the
+ * discovery (its `snapshots()`), shared by the events and the synced signal.
+ */
+function pageMessages(discovery: Discovery, keepAliveMs: number): Observable<string> {
+  return discovery.snapshots().pipe(
+    connect((snapshots) =>
+      merge(
+        snapshots.pipe(
+          diffSnapshots(),
+          map((event) => `data: ${formatEventJson(event)}\n\n`),
+        ),
+        snapshots.pipe(
+          take(1),
+          map(() => 'event: synced\ndata: {}\n\n'),
+        ),
+      ),
+    ),
+    mergeWith(interval(keepAliveMs).pipe(map(() => ': keep-alive\n\n'))),
+    catchError((error: unknown) => of(`event: failure\ndata: ${JSON.stringify({ message: errorMessage(error) })}\n\n`)),
+  );
+}
+
+/**
  * Serves the live worker table of a discovery on 127.0.0.1: `GET /` is the
  * page, `GET /events` a Server-Sent Events stream. Each `/events`
- * connection subscribes `discovery.events()` on its own (cold per page: it
- * first gets every current worker) and unsubscribes when the page goes
- * away. Messages: `event: hello` (`{"namespace"}`), then one default
- * message per worker event (the `watch --json` line), and `event:
- * failure` (`{"message"}`) if the stream errors. Requests whose `Host` is
- * not this loopback address are refused (DNS rebinding).
+ * connection watches the discovery on its own (cold per page: it first gets
+ * every current worker) and stops watching when the page goes away.
+ * Messages: `event: hello` (`{"namespace"}`), then one default message per
+ * worker event (the `watch --json` line), `event: synced` once the initial
+ * state is complete (empty or not), and `event: failure` (`{"message"}`) if
+ * the stream errors (the stream then ends). Requests whose `Host` is not
+ * this loopback address are refused (DNS rebinding).
  *
  * @example
  * const dashboard = await startDashboard(localDiscovery('pool'), { port: 0 });
@@ -54,7 +84,8 @@ function sendPage(response: ServerResponse): void {
  * @returns The running dashboard.
  */
 export async function startDashboard(discovery: Discovery, options: DashboardOptions): Promise<Dashboard> {
-  const streams = new Set<() => void>();
+  /** One subscription per open page. */
+  const streams = new Set<Subscription>();
   let port = options.port;
   const allowedHosts = (): Set<string> => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
 
@@ -66,32 +97,22 @@ export async function startDashboard(discovery: Discovery, options: DashboardOpt
       'x-accel-buffering': 'no',
     });
     response.write(`retry: 1000\nevent: hello\ndata: ${JSON.stringify({ namespace: discovery.namespace })}\n\n`);
-    let ended = false;
-    const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), options.keepAliveMs ?? 15_000);
-    const end = (): void => {
-      if (ended) return;
-      ended = true;
-      clearInterval(keepAlive);
-      streams.delete(end);
-      subscription.unsubscribe();
-      response.end();
-    };
-    streams.add(end);
-    const subscription = discovery.events().subscribe({
-      next: (event) => {
-        if (!ended) response.write(`data: ${formatEventJson(event)}\n\n`);
-      },
-      error: (error: unknown) => {
-        if (ended) return;
-        const message = error instanceof Error ? error.message : String(error);
-        response.write(`event: failure\ndata: ${JSON.stringify({ message })}\n\n`);
-        end();
-      },
-      complete: () => end(),
-    });
-    if (ended) subscription.unsubscribe();
-    request.on('close', end);
-    response.on('error', end);
+    const gone = merge(fromEvent(request, 'close'), fromEvent(response, 'error'));
+    // Registered before subscribing: a stream that fails synchronously ends
+    // (finalize) inside subscribe().
+    const stream = new Subscription();
+    streams.add(stream);
+    stream.add(
+      pageMessages(discovery, options.keepAliveMs ?? 15_000)
+        .pipe(
+          takeUntil(gone),
+          finalize(() => {
+            streams.delete(stream);
+            response.end();
+          }),
+        )
+        .subscribe((message) => response.write(message)),
+    );
   };
 
   const server = createServer((request, response) => {
@@ -125,7 +146,7 @@ export async function startDashboard(discovery: Discovery, options: DashboardOpt
       return streams.size;
     },
     close: async () => {
-      for (const end of [...streams]) end();
+      for (const stream of [...streams]) stream.unsubscribe();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

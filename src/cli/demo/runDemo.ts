@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Subscription } from 'rxjs';
+import { first, firstValueFrom, map, of, startWith, Subject, takeUntil, timeout, timer, type Subscription } from 'rxjs';
+import { aborted } from '../aborted.js';
 import type { DiscoveryEvent, DiscoveryEventType } from '../../events/types.js';
 import { formatEventJson } from '../formatEventJson.js';
 import { applyTableEvent } from '../table/applyTableEvent.js';
@@ -23,20 +24,9 @@ function specFor(index: number): DemoWorkerSpec {
   };
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<unknown> {
+  return firstValueFrom(timer(ms).pipe(takeUntil(aborted(signal))), { defaultValue: undefined });
 }
 
 function seconds(ms: number): string {
@@ -69,7 +59,8 @@ export async function runDemo(context: CommandContext, settings: DemoSettings): 
   const discovery = await context.discovery();
   const counts: Record<DiscoveryEventType, number> = { 'worker-added': 0, 'worker-updated': 0, 'worker-dropped': 0 };
   let state: TableState = new Map();
-  const listeners = new Set<(event: DiscoveryEvent) => void>();
+  /** Every event, after the table and the counts have taken it (for `until`). */
+  const seen = new Subject<DiscoveryEvent>();
   let failure: unknown;
   // Aborted by SIGINT/SIGTERM or by a failure of the event stream.
   const stopper = new AbortController();
@@ -101,7 +92,7 @@ export async function runDemo(context: CommandContext, settings: DemoSettings): 
         state = applyTableEvent(state, event, Date.now());
         if (table === undefined) stdout.write(`${formatEventJson(event)}\n`);
         else table.apply(event);
-        for (const listener of [...listeners]) listener(event);
+        seen.next(event);
       },
       error: (error: unknown) => {
         failure = error;
@@ -112,25 +103,16 @@ export async function runDemo(context: CommandContext, settings: DemoSettings): 
 
   /** Resolves true once `test` holds (checked now and on every event), false on timeout or stop. */
   const until = (test: () => boolean, timeoutMs: number, when: AbortSignal = stop): Promise<boolean> =>
-    new Promise((resolve) => {
-      if (test()) {
-        resolve(true);
-        return;
-      }
-      const finish = (value: boolean): void => {
-        clearTimeout(timer);
-        listeners.delete(listener);
-        when.removeEventListener('abort', onAbort);
-        resolve(value);
-      };
-      const listener = (): void => {
-        if (test()) finish(true);
-      };
-      const onAbort = (): void => finish(false);
-      const timer = setTimeout(() => finish(false), timeoutMs);
-      listeners.add(listener);
-      when.addEventListener('abort', onAbort, { once: true });
-    });
+    firstValueFrom(
+      seen.pipe(
+        startWith(undefined),
+        first(() => test()),
+        map(() => true),
+        timeout({ first: timeoutMs, with: () => of(false) }),
+        takeUntil(aborted(when)),
+      ),
+      { defaultValue: false },
+    );
 
   const processes: DemoWorkerProcess[] = [];
   const startWorker = (index: number, label: string): DemoWorkerProcess => {

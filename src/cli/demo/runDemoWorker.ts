@@ -1,3 +1,4 @@
+import { errorMessage } from '../../discovery/errorMessage.js';
 import { createInterface } from 'node:readline';
 import { workerInfo } from '../../model/workerInfo.js';
 import type { WorkerInfo } from '../../model/types.js';
@@ -5,9 +6,6 @@ import { packageVersion } from '../packageVersion.js';
 import type { CommandContext } from '../types.js';
 import type { DemoWorkerSpec, DemoWorkerUpdate } from './types.js';
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * One of the demo's worker processes (`woolrx demo --as-worker JSON`):
@@ -53,7 +51,7 @@ export async function runDemoWorker(
             });
             await publisher.publish('worker-updated', worker);
           } catch (error) {
-            stderr.write(`woolrx demo worker: ${message(error)}\n`);
+            stderr.write(`woolrx demo worker: ${errorMessage(error)}\n`);
           }
         });
       });
@@ -61,7 +59,7 @@ export async function runDemoWorker(
     await queue;
     return 0;
   } catch (error) {
-    stderr.write(`woolrx demo worker: ${message(error)}\n`);
+    stderr.write(`woolrx demo worker: ${errorMessage(error)}\n`);
     return 1;
   } finally {
     lines.close();

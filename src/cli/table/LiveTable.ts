@@ -21,6 +21,11 @@ export interface LiveTableOptions {
   readonly refreshMs?: number;
   /** How many of the latest notes to show. Default 4. */
   readonly maxNotes?: number;
+  /**
+   * Start in the loading state (the count line says `loading workers…`)
+   * until {@link LiveTable.synced} is called. Default `false`.
+   */
+  readonly loading?: boolean;
 }
 
 const HIDE_CURSOR = '\u001b[?25l';
@@ -46,6 +51,7 @@ export class LiveTable {
   private drawnLines = 0;
   private pending = false;
   private closed = false;
+  private loading: boolean;
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly now: () => number;
 
@@ -58,6 +64,7 @@ export class LiveTable {
     private readonly options: LiveTableOptions = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.loading = options.loading ?? false;
     terminal.write(HIDE_CURSOR);
     this.timer = setInterval(() => this.draw(), options.refreshMs ?? 1000);
     this.timer.unref();
@@ -72,6 +79,12 @@ export class LiveTable {
   /** Applies an event and schedules a redraw. */
   apply(event: DiscoveryEvent): void {
     this.tableState = applyTableEvent(this.tableState, event, this.now());
+    this.schedule();
+  }
+
+  /** The initial state is complete: from now on an empty table reads `0 workers`. Schedules a redraw. */
+  synced(): void {
+    this.loading = false;
     this.schedule();
   }
 
@@ -108,6 +121,7 @@ export class LiveTable {
       now: this.now(),
       title: this.options.title,
       notes: this.notes,
+      loading: this.loading,
     });
     this.terminal.write(redrawFrame(this.drawnLines, lines));
     this.drawnLines = lines.length;

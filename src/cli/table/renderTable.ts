@@ -26,8 +26,8 @@ function cell(text: string, width: number, right: boolean): string {
  * Renders the live worker table as lines of text (no newlines, no escape
  * codes), every line cut to `width`: an optional title, a header, one row
  * per worker (short uid, address, pid, version, tags, age, last event and
- * how long ago, extra), the worker count with counts by tag, then the
- * notes. With a `height`, at most `height - 1` lines are returned (the
+ * how long ago, extra), the worker count with counts by tag (or, while
+ * `loading`, `loading workers…`), then the notes. With a `height`, at most `height - 1` lines are returned (the
  * cursor needs the last row) and the rows that do not fit are summarised
  * as `… N more`. Text from worker records is made safe with
  * {@link safeCell}. Pure.
@@ -44,7 +44,7 @@ function cell(text: string, width: number, right: boolean): string {
  * @returns The lines of one frame.
  */
 export function renderTable(state: TableState, options: RenderTableOptions): string[] {
-  const { width, height, now, title, notes = [] } = options;
+  const { width, height, now, title, notes = [], loading = false } = options;
   const rows = [...state.values()].map(({ worker, addedAt, lastType, lastAt }) => [
     worker.uid.slice(0, 8),
     safeCell(worker.address),
@@ -74,7 +74,9 @@ export function renderTable(state: TableState, options: RenderTableOptions): str
   const counts = tagCounts(state)
     .map(([tag, count]) => `${tag === '' ? '(no tag)' : safeCell(tag)} ${count}`)
     .join(' · ');
-  const summary = `${state.size} worker${state.size === 1 ? '' : 's'}${counts === '' ? '' : ` · ${counts}`}`;
+  const summary = loading
+    ? `loading workers…${state.size === 0 ? '' : ` (${state.size} so far)`}`
+    : `${state.size} worker${state.size === 1 ? '' : 's'}${counts === '' ? '' : ` · ${counts}`}`;
 
   const before = title === undefined ? [] : [cut(safeCell(title), width)];
   const after = [cut(summary, width), ...notes.map((note) => cut(safeCell(note), width))];

@@ -28,4 +28,9 @@ export interface RenderTableOptions {
   readonly title?: string | undefined;
   /** Lines shown under the table (e.g. the demo's last actions). */
   readonly notes?: readonly string[] | undefined;
+  /**
+   * The initial state is still loading: the count line says so instead of
+   * `0 workers` (which would claim an empty pool). Default `false`.
+   */
+  readonly loading?: boolean | undefined;
 }

@@ -84,7 +84,7 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
   it('reports bad flag values as usage errors (status 2)', async () => {
     const namespace = uniqueNamespace('cli-bad');
     const cases: [string[], RegExp, NodeJS.ProcessEnv?][] = [
-      [['--endpoints', 'ftp://x'], /^woolrx watch: Invalid etcdDiscovery option endpoints: "ftp:\/\/x"/],
+      [['--endpoints', 'ftp://x'], /^woolrx watch: etcdDiscovery: option endpoints must be URLs like .*, got "ftp:\/\/x"$/m],
       [['--ttl', 'ten'], /^woolrx watch: --ttl: "ten" is not an integer$/m],
       [['--ttl', '0'], /^woolrx watch: --ttl: 0 is below 1$/m],
       [['--ca', '/nonexistent/ca.pem'], /^woolrx watch: --ca "\/nonexistent\/ca.pem": ENOENT$/m],
@@ -102,7 +102,7 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
       }
       const slash = cli(['watch', '-b', 'etcd', '-n', 'a/b']);
       assert.equal(await slash.done, 2);
-      assert.match(slash.err(), /namespace: "a\/b"/);
+      assert.match(slash.err(), /^woolrx watch: etcdDiscovery: option namespace must be a non-empty string without "\/", got "a\/b"$/m);
     } finally {
       if (saved !== undefined) process.env['WOOLRX_ETCD_PASSWORD'] = saved;
     }

@@ -1,5 +1,6 @@
 // Real processes against a real etcd: a publisher killed with SIGKILL has
-// its workers dropped when its lease expires; a process that subscribes and
+// its workers dropped when its lease expires; a worker re-announced by a
+// short-lived process outlives that process; a process that subscribes and
 // unsubscribes exits on its own.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -67,6 +68,36 @@ describe('etcd backend with real processes', { timeout: 60_000 }, () => {
     recorder.assertConsistent();
     recorder.unsubscribe();
     await survivorPublisher.close();
+  });
+
+  // wool's test_publish_should_keep_worker_when_readd_subprocess_exits, on etcd.
+  it('keeps a worker re-announced by a short-lived process when that process exits or is killed', async () => {
+    const namespace = uniqueNamespace('readd');
+    const ttl = 2;
+    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl });
+    const recorder = new Recorder(discovery.events());
+    const registrant = discovery.publisher();
+    const a = makeWorker();
+    await registrant.publish('worker-added', a);
+    await waitFor(() => recorder.workers.has(a.uid), 'A added');
+
+    const closing = run('readd.ts', [etcd.endpoints.join(','), namespace, String(ttl), JSON.stringify({ ...a, version: '2' }), 'close']);
+    assert.equal(await closing.exited, 0, closing.output());
+    assert.match(closing.output(), /^readded$/m);
+    const killed = run('readd.ts', [etcd.endpoints.join(','), namespace, String(ttl), JSON.stringify({ ...a, version: '3' }), 'stay']);
+    await waitFor(() => killed.output().includes('readded'), () => `the second re-announcement: ${killed.output()}`, 20_000);
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    // Past the killed process's lease expiry: A is still registered, with the latest metadata.
+    await new Promise((resolve) => setTimeout(resolve, (ttl + 1) * 1000));
+    assert.deepEqual(recorder.history(a.uid), ['worker-added@1', 'worker-updated@2', 'worker-updated@3']);
+    assert.ok(recorder.workers.has(a.uid));
+
+    await registrant.close();
+    await waitFor(() => !recorder.workers.has(a.uid), 'A dropped when its registrant closes');
+    assert.deepEqual(recorder.history(a.uid).at(-1), 'worker-dropped@3');
+    recorder.assertConsistent();
+    recorder.unsubscribe();
   });
 
   it('a process that publishes and closes, subscribes and unsubscribes, exits on its own', async () => {

@@ -1,6 +1,7 @@
 // etcd publisher behaviour against a real single-node etcd: key layout and
 // value, one kept-alive lease, revocation on close, recovery from a lost
-// lease, atomic updates, take-overs, option validation.
+// lease, atomic updates, ownership (the registrant's lease stays on the key),
+// option validation.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -36,8 +37,9 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     await etcd.dispose();
   });
 
-  const leaseOf = async (key: string): Promise<string | undefined> => {
-    const { kvs } = await raw.get(key).exec();
+  const key = (namespace: string, uid: string): string => `/woolrx/${namespace}/workers/${uid}`;
+  const leaseOf = async (path: string): Promise<string | undefined> => {
+    const { kvs } = await raw.get(path).exec();
     return kvs[0]?.lease;
   };
 
@@ -81,7 +83,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     await publisher.publish('worker-added', a);
     const recorder = new Recorder(discovery.events());
     await sleep(4500); // more than twice the ttl
-    assert.ok(await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`), 'the worker is still registered');
+    assert.ok(await leaseOf(key(namespace, a.uid)), 'the worker is still registered');
     assert.deepEqual(recorder.history(a.uid), ['worker-added@1']);
     const closing = Date.now();
     await publisher.close();
@@ -92,7 +94,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     assertReleased(discovery);
   });
 
-  it('re-grants a lost lease and re-publishes its workers, except those another publisher took over', async () => {
+  it('re-grants a lost lease and restores the workers it registered, not those it only updated', async () => {
     const namespace = uniqueNamespace('lost');
     const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl: 3 });
     const first = discovery.publisher();
@@ -102,19 +104,19 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     const diagnostics: string[] = [];
     const diagnosticsSubscription = discovery.diagnostics.subscribe((d) => diagnostics.push(`${d.kind}: ${d.message}`));
     await first.publish('worker-added', a);
-    await first.publish('worker-added', x);
+    await second.publish('worker-added', x);
     const x2 = workerInfo({ ...x, version: '2' });
-    await second.publish('worker-updated', x2); // second takes X over
-    assert.ok(diagnostics.some((d) => d.startsWith('warning') && d.includes(x.uid) && d.includes('owns it now')), diagnostics.join('\n'));
+    await first.publish('worker-updated', x2); // X stays the second's
     const recorder = new Recorder(discovery.events());
     await waitFor(() => recorder.workers.size === 2, 'A and X');
-    const lost = await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`);
+    const lost = await leaseOf(key(namespace, a.uid));
     assert.ok(lost);
+    assert.notEqual(await leaseOf(key(namespace, x.uid)), lost, 'the update left X on its registrant\'s lease');
     await raw.leaseClient.leaseRevoke({ ID: lost });
     await waitFor(() => recorder.history(a.uid).length === 3, 'A dropped and re-added', 5000);
     assert.deepEqual(recorder.history(a.uid), ['worker-added@1', 'worker-dropped@1', 'worker-added@1']);
-    assert.deepEqual(recorder.history(x.uid), ['worker-added@2'], 'X, held by the second publisher, is untouched');
-    const renewed = await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`);
+    assert.deepEqual(recorder.history(x.uid), ['worker-added@2'], 'X, registered by the second publisher, is untouched');
+    const renewed = await leaseOf(key(namespace, a.uid));
     assert.ok(renewed && renewed !== lost, 'A is on a new lease');
     assert.ok(diagnostics.some((d) => d.startsWith('warning') && d.includes(`Lease ${lost} was lost`)), diagnostics.join('\n'));
     assert.ok(diagnostics.some((d) => d.startsWith('recovered') && d.includes('Re-published 1 worker(s)')), diagnostics.join('\n'));
@@ -131,15 +133,125 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     assertReleased(discovery);
   });
 
+  it('after a lost lease, leaves alone a worker another publisher registered meanwhile', async () => {
+    const namespace = uniqueNamespace('lost-other');
+    const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
+    const cut = etcdDiscovery({ endpoints: [proxy.endpoint], namespace, ttl: 2 });
+    const direct = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const first = cut.publisher();
+    const second = direct.publisher();
+    const diagnostics: string[] = [];
+    const diagnosticsSubscription = cut.diagnostics.subscribe((d) => diagnostics.push(`${d.kind}: ${d.message}`));
+    try {
+      const a = makeWorker();
+      const b = makeWorker();
+      await first.publish('worker-added', a);
+      await first.publish('worker-added', b);
+      const lost = await leaseOf(key(namespace, a.uid));
+      assert.ok(lost);
+      proxy.cut();
+      await raw.leaseClient.leaseRevoke({ ID: lost }); // A and B go with it
+      await second.publish('worker-added', workerInfo({ ...a, version: '2' })); // A registered anew, by the second
+      proxy.restore();
+      await waitFor(() => diagnostics.some((d) => d.startsWith('recovered')), () => `the recovery: ${diagnostics.join(' | ')}`, 15_000);
+      assert.ok(diagnostics.some((d) => d.startsWith('recovered') && d.includes('Re-published 1 worker(s)')), diagnostics.join('\n'));
+      const held = await leaseOf(key(namespace, a.uid));
+      assert.ok(held !== undefined && held !== lost);
+      const restored = await leaseOf(key(namespace, b.uid));
+      assert.ok(restored !== undefined && restored !== lost && restored !== held, 'B is back, on the first publisher\'s new lease');
+      await first.close();
+      assert.equal(await leaseOf(key(namespace, a.uid)), held, 'the first publisher no longer owns A: its close leaves it');
+      assert.equal(await leaseOf(key(namespace, b.uid)), undefined, 'and withdraws B');
+      await second.close();
+      assert.equal(await leaseOf(key(namespace, a.uid)), undefined, 'A goes with its new registrant');
+      assertReleased(cut);
+      assertReleased(direct);
+    } finally {
+      diagnosticsSubscription.unsubscribe();
+      await first.close();
+      await second.close();
+      await proxy.close();
+    }
+  });
+
+  it('ownership: an update or re-add from another publisher keeps the registrant\'s lease on the key', async () => {
+    const namespace = uniqueNamespace('owner');
+    const registrant = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
+    const updaters = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const recorder = new Recorder(updaters.events());
+    const a = makeWorker();
+    await registrant.publish('worker-added', a);
+    const lease = await leaseOf(key(namespace, a.uid));
+    assert.ok(lease !== undefined && lease !== '0');
+
+    const updater = updaters.publisher();
+    await updater.publish('worker-updated', workerInfo({ ...a, version: '2' }));
+    assert.equal(await leaseOf(key(namespace, a.uid)), lease, 'an update keeps the lease');
+    const readder = updaters.publisher();
+    await readder.publish('worker-added', makeWorker()); // it has a lease of its own
+    await readder.publish('worker-added', workerInfo({ ...a, version: '3' }));
+    assert.equal(await leaseOf(key(namespace, a.uid)), lease, 'a re-add keeps the lease');
+    assert.equal(decodeWorker((await raw.get(key(namespace, a.uid)).exec()).kvs[0]!.value).version, '3', 'with the new metadata');
+
+    await updater.close();
+    await readder.close();
+    await sleep(100);
+    assert.equal(await leaseOf(key(namespace, a.uid)), lease, 'the updaters closed: the key is still there, on its lease');
+    assert.deepEqual(recorder.history(a.uid), ['worker-added@1', 'worker-updated@2', 'worker-updated@3']);
+
+    await registrant.close();
+    assert.equal(await leaseOf(key(namespace, a.uid)), undefined, 'the registrant closed: the key is gone');
+    await waitFor(() => recorder.history(a.uid).length === 4, 'A dropped');
+    assert.equal(recorder.history(a.uid)[3], 'worker-dropped@3');
+    recorder.assertConsistent();
+    recorder.unsubscribe();
+    assertReleased(updaters);
+  });
+
+  it('ownership: of publishers adding the same absent uid at once, the one whose write created the key is its registrant', async () => {
+    const namespace = uniqueNamespace('race');
+    const discoveries = Array.from({ length: 4 }, () => etcdDiscovery({ endpoints: etcd.endpoints, namespace }));
+    const publishers = discoveries.map((discovery) => discovery.publisher());
+    // Every publisher holds a lease of its own before the race: its warm-up worker's.
+    const warmUps = publishers.map(() => makeWorker());
+    await Promise.all(publishers.map((publisher, i) => publisher.publish('worker-added', warmUps[i]!)));
+    const leases = await Promise.all(warmUps.map((worker) => leaseOf(key(namespace, worker.uid))));
+    assert.equal(new Set(leases).size, 4, 'four publishers, four leases');
+    const contested = Array.from({ length: 8 }, () => makeWorker());
+    const creators = new Map<string, number>();
+    let overwritten = 0;
+    for (const worker of contested) {
+      await Promise.all(publishers.map((publisher, i) => publisher.publish('worker-added', workerInfo({ ...worker, version: String(i) }))));
+      const [now] = (await raw.get(key(namespace, worker.uid)).exec()).kvs;
+      assert.ok(now);
+      const [created] = (await raw.get(key(namespace, worker.uid)).revision(now.create_revision).exec()).kvs;
+      assert.ok(created);
+      const creator = Number(decodeWorker(created.value).version);
+      creators.set(worker.uid, creator);
+      if (decodeWorker(now.value).version !== String(creator)) overwritten++;
+      assert.equal(now.lease, leases[creator], `worker ${worker.uid} is on the lease of publisher ${creator}, whose write created it`);
+    }
+    assert.ok(overwritten > 0, 'later adds refreshed the metadata (the value is not the creator\'s)');
+    // Each contested key goes exactly when its registrant closes.
+    for (const [i, publisher] of publishers.entries()) {
+      await publisher.close();
+      for (const worker of contested) {
+        const present = (await leaseOf(key(namespace, worker.uid))) !== undefined;
+        assert.equal(present, (creators.get(worker.uid) as number) > i, `worker ${worker.uid} after publisher ${i} closed`);
+      }
+    }
+    for (const discovery of discoveries) assertReleased(discovery);
+  });
+
   it('worker-updated is atomic: a worker deleted behind its back is not resurrected', async () => {
     const namespace = uniqueNamespace('atomic');
     const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
     const publisher = discovery.publisher();
     const a = makeWorker();
     await publisher.publish('worker-added', a);
-    await raw.delete().key(`/woolrx/${namespace}/workers/${a.uid}`);
+    await raw.delete().key(key(namespace, a.uid));
     await assert.rejects(publisher.publish('worker-updated', workerInfo({ ...a, version: '2' })), WorkerNotFoundError);
-    assert.equal(await leaseOf(`/woolrx/${namespace}/workers/${a.uid}`), undefined);
+    assert.equal(await leaseOf(key(namespace, a.uid)), undefined);
     await publisher.close();
     assertReleased(discovery);
   });
@@ -185,25 +297,30 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('rejects bad options with a TypeError naming the value', () => {
     const bad: [unknown, RegExp][] = [
-      [{ endpoints: 'localhost:2379' }, /endpoints: "localhost:2379"/],
-      [{ endpoints: [] }, /endpoints/],
-      [{ endpoints: ['http://a:1', 'https://b:2'] }, /one scheme/],
-      [{ namespace: 'a/b' }, /namespace: "a\/b"/],
-      [{ namespace: '' }, /namespace/],
-      [{ ttl: 0 }, /ttl: 0/],
-      [{ ttl: 1.5 }, /ttl: 1.5/],
-      [{ prefix: '/woolrx/' }, /prefix: "\/woolrx\/"/],
-      [{ tls: { ca: 'x' } }, /tls.*https/],
-      [{ endpoints: 'https://a:1', tls: false }, /tls: false/],
-      [{ endpoints: 'https://a:1', tls: { cert: 'c' } }, /cert and key together/],
-      [{ auth: { username: '', password: 'p' } }, /auth.username/],
-      [{ requestTimeout: -1 }, /requestTimeout: -1/],
-      [null, /options: null/],
+      [{ endpoints: 'localhost:2379' }, /^etcdDiscovery: option endpoints must be URLs like http:\/\/127\.0\.0\.1:2379 .*, got "localhost:2379"$/],
+      [{ endpoints: [] }, /^etcdDiscovery: option endpoints must be at least one URL, got \[\]$/],
+      [{ endpoints: ['http://a:1', 'https://b:2'] }, /^etcdDiscovery: option endpoints must be URLs of one scheme .*, got \["http:\/\/a:1","https:\/\/b:2"\]$/],
+      [{ namespace: 'a/b' }, /^etcdDiscovery: option namespace must be a non-empty string without "\/", got "a\/b"$/],
+      [{ namespace: '' }, /^etcdDiscovery: option namespace must be .*, got ""$/],
+      [{ ttl: 0 }, /^etcdDiscovery: option ttl must be an integer from 1 to 2000000, got 0$/],
+      [{ ttl: 1.5 }, /^etcdDiscovery: option ttl must be an integer from 1 to 2000000, got 1\.5$/],
+      [{ prefix: '/woolrx/' }, /^etcdDiscovery: option prefix must be a string not ending with "\/", got "\/woolrx\/"$/],
+      [{ tls: { ca: 'x' } }, /^etcdDiscovery: option tls must be absent with http:\/\/ endpoints \(use https:\/\/ endpoints for TLS\), got \{"ca":"x"\}$/],
+      [{ endpoints: 'https://a:1', tls: false }, /^etcdDiscovery: option tls must be not false with https:\/\/ endpoints, got false$/],
+      [{ endpoints: 'https://a:1', tls: { cert: 'c' } }, /^etcdDiscovery: option tls must be cert and key together, or neither, got \{"cert":"c"\}$/],
+      [{ endpoints: 'https://a:1', tls: { ca: 42 } }, /^etcdDiscovery: option tls\.ca must be PEM text or bytes, got 42$/],
+      [{ auth: { username: '', password: 'p' } }, /^etcdDiscovery: option auth\.username must be a non-empty string, got ""$/],
+      [{ auth: { username: 'u', password: 12345 } }, /^etcdDiscovery: option auth\.password must be a string, got "\(hidden\)"$/],
+      [{ requestTimeout: -1 }, /^etcdDiscovery: option requestTimeout must be an integer from 1 to 2147483647, got -1$/],
+      [{ ttl: 5, lease: 3 }, /^etcdDiscovery: unknown option "lease" \(known: endpoints, namespace, ttl, prefix, tls, auth, requestTimeout\)$/],
+      [{ endpoint: 'http://127.0.0.1:2379', timeout: 1 }, /^etcdDiscovery: unknown options "endpoint", "timeout" /],
+      [null, /^etcdDiscovery: options must be an object, got null$/],
     ];
     for (const [options, message] of bad) {
       assert.throws(() => etcdDiscovery(options as never), (error: unknown) => {
         assert.ok(error instanceof TypeError, `TypeError for ${JSON.stringify(options)}`);
         assert.match(error.message, message);
+        assert.doesNotMatch(error.message, /12345/, 'a password never appears in a message');
         return true;
       });
     }

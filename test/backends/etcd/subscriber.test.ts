@@ -1,15 +1,20 @@
 // etcd subscriber behaviour against a real single-node etcd: the initial
-// burst, exactly-once delivery across the read/watch boundary and across
-// reconnections, compaction, unchanged and malformed records.
+// burst and the synced signal, exactly-once delivery across the read/watch
+// boundary and across reconnections, compaction, unchanged and malformed
+// records.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Etcd3 } from 'etcd3';
+import { firstValueFrom, Subject } from 'rxjs';
 import { EtcdConnection } from '../../../src/backends/etcd/EtcdConnection.js';
 import { etcdDiscovery } from '../../../src/backends/etcd/etcdDiscovery.js';
+import { EtcdSubscription } from '../../../src/backends/etcd/EtcdSubscription.js';
+import { etcdSettings } from '../../../src/backends/etcd/etcdSettings.js';
 import { encodeWorker } from '../../../src/codec/encodeWorker.js';
-import type { Discovery } from '../../../src/discovery/types.js';
-import type { DiscoveryEvent } from '../../../src/events/types.js';
+import type { DiscoverySink } from '../../../src/discovery/DiscoverySink.js';
+import type { Discovery, DiscoveryDiagnostic } from '../../../src/discovery/types.js';
+import type { DiscoveryEvent, WorkerSnapshot } from '../../../src/events/types.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { startEtcd, type EtcdCluster } from './etcdHarness.js';
@@ -237,6 +242,86 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
       await publisher.publish('worker-added', f);
       await waitFor(() => recorder.workers.has(f.uid), 'F after the re-read');
       recorder.unsubscribe();
+      assertReleased(discovery);
+    } finally {
+      await publisher.close();
+      await proxy.close();
+    }
+  });
+
+  it('signals synced once, right after the initial burst; a re-read after compaction catches up without signalling it again', async () => {
+    const namespace = uniqueNamespace('synced');
+    const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
+    const publisher = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
+    const settings = etcdSettings({ endpoints: [proxy.endpoint], namespace });
+    const connection = new EtcdConnection(settings);
+    const diagnostics = new Subject<DiscoveryDiagnostic>();
+    const names = new Map<string, string>();
+    const log: string[] = [];
+    let inFirstTurn = -1;
+    // A recording sink: what createDiscovery would hand the subscription.
+    const sink: DiscoverySink = {
+      next: (event) => {
+        log.push(`${event.type} ${names.get(event.worker.uid) ?? '?'}@${event.worker.version}`);
+        if (log.length === 1) queueMicrotask(() => (inFirstTurn = log.length));
+      },
+      synced: () => void log.push('synced'),
+      error: (error) => void log.push(`error ${String(error)}`),
+      closed: false,
+    };
+    const subscription = new EtcdSubscription(settings, connection, diagnostics, sink);
+    try {
+      const [a, b, c] = ['A', 'B', 'C'].map((name) => {
+        const worker = makeWorker();
+        names.set(worker.uid, name);
+        return worker;
+      }) as [WorkerInfo, WorkerInfo, WorkerInfo];
+      await publisher.publish('worker-added', a);
+      await publisher.publish('worker-added', b);
+      subscription.start();
+      await waitFor(() => log.includes('synced'), 'synced');
+      assert.deepEqual([...log.slice(0, 2)].sort(), ['worker-added A@1', 'worker-added B@1']);
+      assert.equal(log[2], 'synced', 'synced right after the burst');
+      assert.equal(inFirstTurn, 3, 'the burst and synced in one synchronous turn');
+
+      proxy.cut();
+      await publisher.publish('worker-added', c);
+      await publisher.publish('worker-dropped', a);
+      const { header } = await raw.getAll().prefix('/').limit(1).exec();
+      await raw.kv.compact({ revision: header.revision, physical: true });
+      proxy.restore();
+      await waitFor(() => log.length >= 5, () => `the re-read's changes: ${log.join(', ')}`, 15_000);
+      await sleep(200);
+      assert.deepEqual(log.slice(3), ['worker-dropped A@1', 'worker-added C@1'], 'drops first, and no second synced');
+    } finally {
+      subscription.stop();
+      await publisher.close();
+      await proxy.close();
+    }
+    assert.equal(connection.users, 0);
+    assert.equal(connection.open, false);
+  });
+
+  it('snapshots(): nothing while the cluster cannot be reached ("connecting"), then the initial state', async () => {
+    const namespace = uniqueNamespace('connecting');
+    const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
+    const publisher = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
+    const discovery = etcdDiscovery({ endpoints: [proxy.endpoint], namespace });
+    try {
+      const a = makeWorker();
+      await publisher.publish('worker-added', a);
+      proxy.cut();
+      const snapshots: WorkerSnapshot[] = [];
+      const subscription = discovery.snapshots().subscribe((snapshot) => snapshots.push(snapshot));
+      await sleep(800);
+      assert.equal(snapshots.length, 0, 'no snapshot before the first read');
+      proxy.restore();
+      await waitFor(() => snapshots.length > 0, 'the first snapshot', 15_000);
+      assert.deepEqual([...snapshots[0]!.keys()], [a.uid]);
+      subscription.unsubscribe();
+      const empty = etcdDiscovery({ endpoints: etcd.endpoints, namespace: uniqueNamespace('empty') });
+      assert.equal((await firstValueFrom(empty.snapshots())).size, 0, 'an empty namespace: an empty first snapshot');
+      assertReleased(empty);
       assertReleased(discovery);
     } finally {
       await publisher.close();

@@ -4,9 +4,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { after, before } from 'node:test';
 import type { DiscoveryEventType } from '../../../src/events/types.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
-import type { Netns } from './netns.js';
+import { Netns } from './netns.js';
 
 /** One line an agent reported. */
 export interface Report {
@@ -25,6 +26,8 @@ export interface Report {
   readonly name?: string;
   readonly txt?: Record<string, unknown>;
   readonly addresses?: string[];
+  /** A snapshot's worker uids. */
+  readonly uids?: string[];
   readonly port?: number;
   readonly error?: { name?: string; message?: string; code?: string; errno?: string; key?: string; host?: string };
 }
@@ -145,4 +148,37 @@ export class Agent {
   kill(signal: NodeJS.Signals = 'SIGKILL'): void {
     this.child.kill(signal);
   }
+}
+
+/**
+ * A publisher agent and a subscriber agent on two hosts (two namespaces
+ * joined by a veth pair, `Netns.pair(purpose, subnet)`): started before the
+ * enclosing suite's tests, killed and removed after them. Call inside
+ * `describe`; read the agents in tests (not before `before` ran).
+ */
+export function agentsOnTwoHosts(purpose: string, subnet: number): { readonly publisher: Agent; readonly subscriber: Agent } {
+  let hosts: { a: Netns; b: Netns } | undefined;
+  let agents: { publisher: Agent; subscriber: Agent } | undefined;
+  before(async () => {
+    hosts = Netns.pair(purpose, subnet);
+    agents = { publisher: await Agent.start(hosts.a), subscriber: await Agent.start(hosts.b) };
+  });
+  after(() => {
+    agents?.publisher.kill();
+    agents?.subscriber.kill();
+    hosts?.a.dispose();
+    hosts?.b.dispose();
+  });
+  const started = (): { publisher: Agent; subscriber: Agent } => {
+    if (agents === undefined) throw new Error('agentsOnTwoHosts: the agents start in the suite\'s before hook');
+    return agents;
+  };
+  return {
+    get publisher() {
+      return started().publisher;
+    },
+    get subscriber() {
+      return started().subscriber;
+    },
+  };
 }

@@ -72,6 +72,6 @@ describe('woolrx CLI with --backend lan', () => {
     const run = collect(a.spawnNode(CLI, ['publish', '--backend', 'lan', '--namespace', 'cli-ns', '--address', '10.213.3.1:7401', '--advertise-host', '0.0.0.0']));
     const code = await run.exited;
     assert.notEqual(code, 0);
-    assert.match(run.err(), /advertiseHost "0\.0\.0\.0" is a wildcard/);
+    assert.match(run.err(), /^woolrx publish: lanDiscovery: option advertiseHost must be the address peers should connect to, not a wildcard, got "0\.0\.0\.0"$/m);
   });
 });

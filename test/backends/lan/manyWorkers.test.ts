@@ -6,37 +6,19 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { Agent } from './agent.js';
-import { Netns } from './netns.js';
+import { agentsOnTwoHosts } from './agent.js';
 
 const NAMESPACE = 'many-workers';
 const COUNT = 200;
 
 describe('lanDiscovery with 200 workers', { timeout: 60_000 }, () => {
-  let a: Netns;
-  let b: Netns;
-  let publisher: Agent;
-  let subscriber: Agent;
-
-  before(async () => {
-    const pair = Netns.pair('many', 2);
-    a = pair.a;
-    b = pair.b;
-    publisher = await Agent.start(a);
-    subscriber = await Agent.start(b);
-  });
-
-  after(() => {
-    publisher?.kill();
-    subscriber?.kill();
-    a?.dispose();
-    b?.dispose();
-  });
+  const hosts = agentsOnTwoHosts('many', 2);
 
   for (const probe of [false, true]) {
     it(`${COUNT} workers published at once (probe ${probe}) are all added, found by a late subscriber, and all dropped on close`, { timeout: 30_000 }, async () => {
+      const { publisher, subscriber } = hosts;
       const id = `p${String(probe)}`;
       subscriber.send({ op: 'subscribe', id: `early${id}`, namespace: NAMESPACE });
       publisher.send({ op: 'publisher', id, namespace: NAMESPACE, options: { probe } });

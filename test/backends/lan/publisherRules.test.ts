@@ -94,12 +94,49 @@ describe('lanDiscovery publisher rules and lifecycle', () => {
     assert.equal(subscriber.reports.find(seen(w.uid)), undefined);
   });
 
-  it('worker-updated of an unknown worker registers it (the default); worker-dropped of one is a no-op', async () => {
+  it('worker-updated of a worker this publisher did not register rejects with WorkerNotFoundError (the default); worker-dropped of one is a no-op', async () => {
     const w = worker('127.0.0.1:7308');
     await publisher.ok({ op: 'publish', id: 'p', type: 'worker-dropped', worker: w });
-    await publisher.ok({ op: 'publish', id: 'p', type: 'worker-updated', worker: w });
+    const done = await publisher.call({ op: 'publish', id: 'p', type: 'worker-updated', worker: w });
+    assert.equal(done.error?.name, 'WorkerNotFoundError');
+    assert.equal(done.error?.code, 'WOOLRX_WORKER_NOT_FOUND');
+    // Nor may it update another publisher's worker: it is not that worker's responder.
+    const agent = await Agent.start(netns);
+    agents.push(agent);
+    agent.send({ op: 'publisher', id: 'o', namespace: NAMESPACE, options: { probe: false } });
+    await agent.waitFor((r) => r.ev === 'publisher', 'publisher');
+    const owned = worker('127.0.0.1:7312');
+    await agent.ok({ op: 'publish', id: 'o', type: 'worker-added', worker: owned });
+    await subscriber.waitFor(seen(owned.uid), 'owned worker');
+    const foreign = await publisher.call({ op: 'publish', id: 'p', type: 'worker-updated', worker: { ...owned, version: '2' } });
+    assert.equal(foreign.error?.name, 'WorkerNotFoundError');
+    await publisher.ok({ op: 'publish', id: 'p', type: 'worker-dropped', worker: owned }); // not its own: a no-op
+    const sentinel = worker('127.0.0.1:7313');
+    await publisher.ok({ op: 'publish', id: 'p', type: 'worker-added', worker: sentinel });
+    await subscriber.waitFor(seen(sentinel.uid), 'sentinel');
+    assert.equal(subscriber.reports.find(seen(w.uid)), undefined, 'the rejected update registered nothing');
+    assert.deepEqual(
+      subscriber.reports.filter(seen(owned.uid)).map((r) => `${r.type} ${r.worker?.version}`),
+      ['worker-added 1'],
+      'the other publisher\'s worker is unchanged',
+    );
+    await agent.ok({ op: 'close', id: 'o' });
+    await subscriber.waitFor((r) => seen(owned.uid)(r) && r.type === 'worker-dropped', 'dropped by its own publisher');
+    agent.kill();
+  });
+
+  it("with unknownUpdate: 'register', worker-updated of an unknown worker registers it (wool's behaviour)", async () => {
+    const agent = await Agent.start(netns);
+    agents.push(agent);
+    agent.send({ op: 'publisher', id: 'r', namespace: NAMESPACE, options: { probe: false, unknownUpdate: 'register' } });
+    await agent.waitFor((r) => r.ev === 'publisher', 'publisher');
+    const w = worker('127.0.0.1:7314');
+    await agent.ok({ op: 'publish', id: 'r', type: 'worker-updated', worker: w });
     const added = await subscriber.waitFor(seen(w.uid), 'registered by update');
     assert.equal(added.type, 'worker-added');
+    await agent.ok({ op: 'close', id: 'r' });
+    await subscriber.waitFor((r) => seen(w.uid)(r) && r.type === 'worker-dropped', 'withdrawn on close');
+    agent.kill();
   });
 
   it('probing finds a name another responder holds and rejects with LanNameConflictError', async () => {

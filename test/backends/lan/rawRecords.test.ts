@@ -128,4 +128,25 @@ describe('lanDiscovery subscriber against a raw mDNS responder', () => {
     await sleep(1500); // and past a re-query
     assert.deepEqual(subscriber.events('s').filter((r) => r.worker?.uid === ghost), [], 'no ghost');
   });
+
+  it('the first snapshot waits for a worker that answered the first query but is still being resolved when the window ends', async () => {
+    // Its own service type: only the new subscription's first query fires these rules.
+    const type = lanServiceType('raw-sync').slice(0, -1);
+    const uid = randomUUID();
+    const instance = `${uid}.${type}`;
+    const late = [
+      { name: instance, type: 'SRV', ttl: 120, flush: true, data: { port: 7105, target: `${uid}.local`, priority: 0, weight: 0 } },
+      { name: instance, type: 'TXT', ttl: 4500, flush: true, data: ['pid=1', 'version=1'] },
+      { name: `${uid}.local`, type: 'A', ttl: 120, flush: true, data: '127.0.0.1' },
+    ];
+    // The PTR answers the first query at once, alone; the SRV/TXT/A come 400 ms after they are asked for.
+    raw.send({ op: 'rule', name: type, type: 'PTR', actions: [{ delayMs: 0, answers: [{ name: type, type: 'PTR', ttl: 4500, data: instance }] }] });
+    raw.send({ op: 'rule', name: instance, type: 'SRV', actions: [{ delayMs: 400, answers: late }] });
+    await raw.waitFor((r) => r.ev === 'rule' && r.name === instance, 'rules set');
+    subscriber.send({ op: 'snapshots', id: 'sync', namespace: 'raw-sync', options: { syncWindow: 250 } });
+    const first = await subscriber.waitFor((r) => r.ev === 'snapshot' && r.id === 'sync', 'first snapshot');
+    assert.deepEqual(first.uids, [uid], 'the worker that answered the first query is in the first snapshot');
+    assert.ok((first.at ?? 0) >= 400, `after its resolve was answered: ${first.at} ms`);
+    subscriber.send({ op: 'unsubscribe', id: 'sync' });
+  });
 });

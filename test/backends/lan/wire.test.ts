@@ -146,15 +146,44 @@ describe('lanDiscovery options', () => {
     assert.throws(() => lanDiscovery('ns', { advertiseHost: 42 as never }), TypeError);
   });
 
-  it('rejects bad namespaces and options with a TypeError naming them', () => {
-    assert.throws(() => lanDiscovery(''), /namespace/);
-    assert.throws(() => lanDiscovery('ns', { expireAfter: 0 }), /expireAfter/);
-    assert.throws(() => lanDiscovery('ns', { requeryInterval: -1 }), /requeryInterval/);
-    assert.throws(() => lanDiscovery('ns', { expireAfter: 1000, requeryInterval: 1000 }), /requeryInterval .* below expireAfter/);
-    assert.throws(() => lanDiscovery('ns', { probe: 'yes' as never }), /probe/);
-    assert.throws(() => lanDiscovery('ns', { unknownUpdate: 'ignore' as never }), /unknownUpdate/);
-    assert.throws(() => lanDiscovery('ns', { port: 70000 }), /port/);
+  it('rejects bad namespaces and options with a TypeError naming them, in one grammar', () => {
+    const rejects = (options: object, message: RegExp): void => {
+      assert.throws(() => lanDiscovery('ns', options), (error: unknown) => error instanceof TypeError && message.test(error.message), message.source);
+    };
+    assert.throws(() => lanDiscovery(''), /^TypeError: lanDiscovery: namespace must be a non-empty string, got ""$/);
+    rejects({ expireAfter: 0 }, /^lanDiscovery: option expireAfter must be a number above 0 and at most 2147483647, got 0$/);
+    rejects({ expireAfter: Infinity }, /^lanDiscovery: option expireAfter must be a number above 0 and at most 2147483647, got Infinity$/);
+    rejects({ requeryInterval: -1 }, /^lanDiscovery: option requeryInterval must be a number above 0 and at most 2147483647, got -1$/);
+    rejects(
+      { expireAfter: 1000, requeryInterval: 1000 },
+      /^lanDiscovery: option requeryInterval must be below expireAfter \(1000 ms\), or live workers would expire between queries, got 1000$/,
+    );
+    rejects({ syncWindow: 0 }, /^lanDiscovery: option syncWindow must be a number above 0 and at most 2147483647, got 0$/);
+    rejects({ syncWindow: '1s' }, /^lanDiscovery: option syncWindow must be a number above 0 and at most 2147483647, got "1s"$/);
+    rejects({ probe: 'yes' }, /^lanDiscovery: option probe must be a boolean, got "yes"$/);
+    rejects({ unknownUpdate: 'ignore' }, /^lanDiscovery: option unknownUpdate must be one of 'reject', 'register', got "ignore"$/);
+    rejects({ port: 70000 }, /^lanDiscovery: option port must be an integer from 1 to 65535, got 70000$/);
+    rejects({ interface: '' }, /^lanDiscovery: option interface must be an IPv4 address, got ""$/);
+    rejects({ advertiseHost: 42 }, /^lanDiscovery: option advertiseHost must be a string or a function, got 42$/);
+    rejects({ advertiseHost: '0.0.0.0' }, /^lanDiscovery: option advertiseHost must be the address peers should connect to, not a wildcard, got "0.0.0.0"$/);
+    rejects({ expireAfer: 1000 }, /^lanDiscovery: unknown option "expireAfer" \(known: advertiseHost, probe, requeryInterval, expireAfter, syncWindow, interface, port, unknownUpdate\)$/);
+    rejects({ ttl: 1, scope: 'x' }, /^lanDiscovery: unknown options "ttl", "scope" /);
+    assert.throws(() => lanDiscovery('ns', null as never), /^TypeError: lanDiscovery: options must be an object, got null$/);
     assert.throws(() => lanDiscovery('ns').events(5 as never), /filter/);
+  });
+
+  it('accepts every documented option', () => {
+    const discovery = lanDiscovery('ns', {
+      advertiseHost: () => '10.0.0.1',
+      probe: false,
+      requeryInterval: 500,
+      expireAfter: 2000,
+      syncWindow: 250,
+      interface: '127.0.0.1',
+      port: 5353,
+      unknownUpdate: 'register',
+    });
+    assert.equal(discovery.namespace, 'ns');
   });
 
   it('opens no socket until something subscribes or publishes', async () => {

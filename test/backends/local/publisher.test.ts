@@ -171,6 +171,32 @@ describe('local publisher', () => {
     assert.equal(existsSync(join(TMP, `wool-${namespace}`)), false);
   });
 
+  it('ownership: a worker dropped and re-registered by another publisher is no longer the first one\'s to withdraw', async () => {
+    const { discovery, worker } = setup('owner-reregister');
+    const recorder = new Recorder(discovery.events());
+    const first = discovery.publisher();
+    const second = discovery.publisher();
+    const w = worker();
+    await first.publish('worker-added', w);
+    await second.publish('worker-dropped', w); // withdrawn, whichever publisher registered it
+    const w2 = workerInfo({ ...w, version: '2' });
+    await second.publish('worker-added', w2); // registered anew, while absent: second's
+    await waitFor(() => recorder.of('worker-added', w.uid).length === 2, 'added twice');
+    await first.close(); // owns nothing still registered
+    const sentinel = worker();
+    await second.publish('worker-added', sentinel);
+    await waitFor(() => recorder.workers.has(sentinel.uid), 'sentinel');
+    assert.deepEqual(
+      recorder.events.filter((event) => event.worker.uid === w.uid).map((event) => `${event.type} ${event.worker.version}`),
+      ['worker-added 1.0.0', 'worker-dropped 1.0.0', 'worker-added 2'],
+    );
+    assert.ok(existsSync(join('/dev/shm', blockName(w.uid))), 'its block stays');
+    await second.close();
+    await waitFor(() => recorder.workers.size === 0, 'withdrawn by its registrant');
+    assert.equal(recorder.of('worker-dropped', w.uid).length, 2);
+    recorder.stop();
+  });
+
   it('rejects a bad event type or worker with TypeError, touching nothing', async () => {
     const { discovery, namespace } = setup('badinput');
     const publisher = discovery.publisher();

@@ -150,6 +150,29 @@ describe('local subscriber', () => {
     recorder.stop();
   });
 
+  // wool's test_publish_should_keep_worker_when_readd_subprocess_exits, on woolrx.
+  it('keeps a worker re-announced by a short-lived second process after that process closes and exits', async () => {
+    const namespace = uniqueNamespace('readd-exit');
+    const w = makeWorker({ version: '1.0' });
+    track(namespace, w.uid);
+    const discovery = localDiscovery(namespace, { pollInterval: 100 });
+    const owner = discovery.publisher();
+    await owner.publish('worker-added', w);
+    const reannouncer = await publisherChild(namespace);
+    await reannouncer.call({ op: 'publish', type: 'worker-added', worker: workerInfo({ ...w, version: '2.0' }) });
+    await reannouncer.call({ op: 'exit' }); // closes its publisher, then exits
+    assert.equal(await reannouncer.exited, 0);
+    const recorder = new Recorder(discovery.events());
+    await waitFor(() => recorder.workers.get(w.uid)?.version === '2.0', 'the worker at the bumped version');
+    // Long enough for a poll tick (and its liveness sweep): still there.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(recorder.events.map((event) => `${event.type} ${event.worker.version}`), ['worker-added 2.0']);
+    assert.ok(existsSync(join('/dev/shm', blockName(w.uid))), 'its block stays');
+    await owner.close();
+    await waitFor(() => recorder.workers.size === 0, 'withdrawn by its registrant');
+    recorder.stop();
+  });
+
   it('skips a corrupt block, reports it on diagnostics, never errors, and recovers', async () => {
     const namespace = uniqueNamespace('corrupt');
     const w = makeWorker();

@@ -123,13 +123,26 @@ describe('local backend: validation', () => {
   });
 
   it('rejects bad options, naming them', () => {
-    assert.throws(() => localDiscovery('ok', { capacity: 0 }), /capacity: 0/);
-    assert.throws(() => localDiscovery('ok', { capacity: 1.5 }), /capacity/);
-    assert.throws(() => localDiscovery('ok', { blockSize: 4 }), /blockSize: 4/);
-    assert.throws(() => localDiscovery('ok', { lockTimeout: -1 }), /lockTimeout/);
-    assert.throws(() => localDiscovery('ok', { lockStale: 10 }), /lockStale/);
-    assert.throws(() => localDiscovery('ok', { pollInterval: -5 }), /pollInterval/);
-    assert.throws(() => localDiscovery('ok', { tmpdir: '' }), /tmpdir/);
+    const bad = (option: string, expected: string, value: string): RegExp =>
+      new RegExp(`^localDiscovery: option ${option} must be ${expected}, got ${value}$`);
+    const check = (options: Parameters<typeof localDiscovery>[1], message: RegExp): void =>
+      assert.throws(() => localDiscovery('ok', options), (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, message);
+        return true;
+      });
+    check({ capacity: 0 }, bad('capacity', 'an integer from 1 to 16777216', '0'));
+    check({ capacity: 1.5 }, bad('capacity', 'an integer from 1 to 16777216', '1\\.5'));
+    check({ blockSize: 4 }, bad('blockSize', 'an integer from 16 to 16777216', '4'));
+    check({ lockTimeout: -1 }, bad('lockTimeout', 'an integer from 0 to 2147483647', '-1'));
+    check({ lockStale: 10 }, bad('lockStale', 'an integer from 2000 to 2147483647', '10'));
+    check({ pollInterval: -5 }, bad('pollInterval', 'false or an integer from 0 to 2147483647', '-5'));
+    check({ pollInterval: true } as never, bad('pollInterval', 'false or an integer from 0 to 2147483647', 'true'));
+    check({ liveness: 'yes' } as never, bad('liveness', 'a boolean', '"yes"'));
+    check({ tmpdir: '' }, bad('tmpdir', 'a directory path', '""'));
+    // A misspelt option is rejected, never silently ignored.
+    check({ capacty: 4 } as never, /^localDiscovery: unknown option "capacty" \(known: capacity, blockSize, lockTimeout, lockStale, pollInterval, liveness, tmpdir\)$/);
+    check(null as never, /^localDiscovery: options must be an object, got null$/);
   });
 
   it('accepts pollInterval false or 0 (no timer)', () => {

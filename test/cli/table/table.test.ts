@@ -122,6 +122,15 @@ describe('renderTable', () => {
     ]);
   });
 
+  it('while loading, the count line says so instead of claiming an empty pool', () => {
+    assert.deepEqual(renderTable(new Map(), { width: 80, now: T0, loading: true }), [
+      'UID ADDRESS PID VERSION TAGS AGE LAST EVENT EXTRA',
+      'loading workers…',
+    ]);
+    const one = stateOf([discoveryEvent('worker-added', worker(1)), T0]);
+    assert.equal(renderTable(one, { width: 80, now: T0, loading: true }).at(-1), 'loading workers… (1 so far)');
+  });
+
   it('a record cannot drive the terminal', () => {
     const evil = stateOf([
       discoveryEvent('worker-added', worker(1, { version: 'x\u001b[2J', extra: { 'k\r': 'v\u0007' } })),

@@ -5,6 +5,7 @@
  *
  * - `{op:'subscribe', id, namespace, options?, tag?}` → `{ev:'event', id, type, worker}`,
  *   `{ev:'error', id, error}`, `{ev:'diag', ...}` (diagnostics of that discovery)
+ * - `{op:'snapshots', id, namespace, options?}` → `{ev:'snapshot', id, uids, at}` (per snapshot, `at` in ms since the command)
  * - `{op:'unsubscribe', id}`
  * - `{op:'publisher', id, namespace, options?}` → `{ev:'diag', ...}`
  * - `{op:'publish', id, seq, type, worker}` / `{op:'publishMany', id, seq, type, workers}` /
@@ -79,6 +80,17 @@ async function run(command: Command): Promise<void> {
         next: (event) => out({ ev: 'event', id, type: event.type, worker: event.worker, at: performance.timeOrigin + performance.now() }),
         error: (error: unknown) => out({ ev: 'error', id, error: errorJson(error) }),
       });
+      subscriptions.set(id, subscription);
+      out({ ev: 'subscribed', id });
+      return;
+    }
+    case 'snapshots': {
+      const subscription = discoveryFor(command, id)
+        .snapshots()
+        .subscribe({
+          next: (snapshot) => out({ ev: 'snapshot', id, uids: [...snapshot.keys()], at: performance.now() - started }),
+          error: (error: unknown) => out({ ev: 'error', id, error: errorJson(error) }),
+        });
       subscriptions.set(id, subscription);
       out({ ev: 'subscribed', id });
       return;

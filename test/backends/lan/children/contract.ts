@@ -19,11 +19,12 @@ for (const probe of [false, true]) {
   describeDiscoveryContract(
     `lan (probe: ${String(probe)})`,
     () => ({
-      // The contract's rule for an update of an unknown uid is WorkerNotFoundError,
-      // which lanDiscovery gives with unknownUpdate: 'reject' (its default registers, like wool).
-      discovery: (namespace) => lanDiscovery(namespace, { probe, unknownUpdate: 'reject', expireAfter: 10_000 }),
+      // The defaults (unknownUpdate: 'reject', syncWindow: 1000): the contract holds without opting in.
+      discovery: (namespace) => lanDiscovery(namespace, { probe, expireAfter: 10_000 }),
     }),
     {
+      // Each publisher is the responder of its own workers (see Discovery in src/discovery/types.ts).
+      ownership: 'responder',
       settleMs: 150,
       // A new subscription learns the current workers from the answers to its
       // first query (a network round trip), not in a synchronous burst.

@@ -1,0 +1,151 @@
+import { Journal, type JournalRecord } from './Journal.js';
+
+/**
+ * A subscriber's reading position in woolrx's journal of a namespace (see
+ * {@link Journal}), and the matching of notifications with records that
+ * tells woolrx's notifications from wool's.
+ *
+ * woolrx publishes are replayed from the journal: one read of its head, one
+ * read per record, in order, so every add, update and drop is seen with the
+ * metadata of that step. A subscriber more than the ring's length behind
+ * (an overrun) cannot replay: {@link JournalFollower.follow} says so and the
+ * caller reconciles with the segment instead.
+ * @internal
+ */
+export class JournalFollower {
+  readonly #path: string;
+  #journal: Journal | undefined;
+  /** Next sequence number to apply. */
+  #seq = 0;
+  #epoch: bigint | undefined;
+  /** Records up to this sequence number have been matched with a notification each. */
+  #matched = 0;
+  /** The head at the previous poll tick (a record still unmatched a tick later lost its notification). */
+  #matchedMark = 0;
+
+  /** @param path The journal's path. */
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  /** The next sequence number to apply. */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /**
+   * Reads the records written since the last call and hands them to
+   * `apply`, in order — none before all of them were read and found intact.
+   * @param apply Applies one record; returns `false` to stop (the
+   * subscriber left).
+   * @param skip The initial state: only take the current head as the start
+   * (the notifications of earlier records are not ours to count).
+   * @param verify Re-check that the journal held is still linked (after the
+   * segment may have been removed: the journal goes with it).
+   * @returns `false` when records were lost (overrun): the caller reconciles.
+   */
+  follow(apply: (record: JournalRecord) => boolean, skip = false, verify = false): boolean {
+    let journal = this.#journal;
+    // The journal is removed only together with the segment, whose removal
+    // triggers a reconciliation: that is when to check it is still current.
+    if (journal !== undefined && verify && !journal.isLinked()) {
+      journal.close();
+      journal = this.#journal = undefined;
+    }
+    if (journal === undefined) {
+      journal = this.#journal = Journal.openForRead(this.#path);
+      if (journal === undefined) return true;
+      if (journal.epoch !== this.#epoch) {
+        // A journal created (or re-created) since we last looked: all of it
+        // is news, and each of its records is owed a notification.
+        this.#epoch = journal.epoch;
+        this.#seq = 0;
+        this.#matched = 0;
+        this.#matchedMark = 0;
+      }
+    }
+    const head = journal.head();
+    if (skip) {
+      this.#seq = head;
+      this.#matched = head;
+      this.#matchedMark = head;
+      return true;
+    }
+    const from = this.#seq;
+    if (head === from) return true;
+    this.#seq = head;
+    if (head < from || head - from > journal.count) return false;
+    const records: JournalRecord[] = [];
+    for (let seq = from; seq < head; seq += 1) {
+      const record = journal.read(seq);
+      if (record === undefined) return false;
+      records.push(record);
+    }
+    // Records overwritten while we read them cannot be trusted, so none is
+    // applied before this check. While the writer is rewriting slot `from`
+    // with record `from + count`, the head still reads `from + count`: so
+    // equality already means "maybe torn".
+    if (journal.head() - from >= journal.count) return false;
+    for (const record of records) if (!apply(record)) break;
+    return true;
+  }
+
+  /**
+   * Tells woolrx's notifications from wool's.
+   *
+   * Every woolrx change appends one journal record, then touches `notify`
+   * once: so each record is owed exactly one event, and an event with no
+   * record left to match came from wool, which writes the segment and its
+   * blocks through mmap (invisible to inotify) and keeps no journal. Merely
+   * comparing journal heads cannot tell: a scan may already have applied a
+   * record whose event is still on its way.
+   *
+   * inotify merges an event with an identical one at the end of the queue,
+   * which would make two woolrx touches one event; the notification file is
+   * watched too (see NotifyWatcher) so that they never are. A record whose
+   * event never comes (lost, or merged while the file was not watched) is
+   * written off at the next poll tick, with a sweep of every block.
+   * @param events Notification events since the last call.
+   * @param poll A poll tick came.
+   * @returns `false` when some event is wool's (or a record's was lost):
+   * every block must be compared.
+   */
+  match(events: number, poll: boolean): boolean {
+    let ours = true;
+    if (events > 0) {
+      const matched = Math.min(events, Math.max(0, this.#seq - this.#matched));
+      this.#matched += matched;
+      ours = matched === events;
+    }
+    if (poll) {
+      if (this.#matched < this.#matchedMark) {
+        this.#matched = this.#seq;
+        ours = false;
+      }
+      this.#matchedMark = this.#seq;
+    }
+    return ours;
+  }
+
+  /**
+   * Whether records were appended since the last were applied. A block that
+   * changed is taken only if not: otherwise it may be newer than records not
+   * applied yet, which would then re-emit older metadata.
+   * @returns `true` when the journal moved (or one appeared).
+   */
+  moved(): boolean {
+    const journal = this.#journal;
+    if (journal !== undefined) return journal.head() !== this.#seq;
+    // None open: one appeared (it will be applied first), or there is none
+    // usable (missing, or of another format: nothing to wait for).
+    const appeared = Journal.openForRead(this.#path);
+    appeared?.close();
+    return appeared !== undefined;
+  }
+
+  /** Closes the journal. Idempotent; a later `follow` re-opens it. */
+  close(): void {
+    this.#journal?.close();
+    this.#journal = undefined;
+  }
+}

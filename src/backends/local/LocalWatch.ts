@@ -1,0 +1,219 @@
+import type { Subject } from 'rxjs';
+import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
+import type { DiscoveryDiagnostic } from '../../discovery/types.js';
+import { BlockReader, type BlockEntry } from './BlockReader.js';
+import { BlockSweep } from './BlockSweep.js';
+import { JOURNAL_DROPPED, type JournalRecord } from './Journal.js';
+import { JournalFollower } from './JournalFollower.js';
+import { leaveNamespace } from './leaveNamespace.js';
+import { NotifyWatcher } from './NotifyWatcher.js';
+import { Reclaimer } from './Reclaimer.js';
+import { SlotMirror } from './SlotMirror.js';
+import { slotUid } from './slotUid.js';
+import type { LocalNames, LocalSettings } from './types.js';
+import { WorkerBlocks } from './WorkerBlocks.js';
+
+/**
+ * One subscription's watch of a local namespace: the loop that composes
+ * the pieces. Finding what changed costs what changed, not what exists:
+ *
+ * - {@link NotifyWatcher}: wake-ups (the notification file, the poll timer),
+ *   one scan per turn of the event loop;
+ * - {@link JournalFollower}: woolrx's publishes, replayed in order from the
+ *   journal — one read of its head, one per record, each decoded once — and
+ *   the matching of notifications with records that tells wool's apart;
+ * - {@link SlotMirror}: the copy of the slot table, kept current from the
+ *   records' slots, so that reading the segment (after a wool notification,
+ *   a poll tick, an overrun) finds only the slots others changed;
+ * - {@link WorkerBlocks} over a {@link BlockReader}: the blocks (torn-read
+ *   detection, descriptor cache) and, in a `WorkerLedger`, what the
+ *   subscriber was told; {@link BlockSweep}: blocks compared a few per turn;
+ * - {@link Reclaimer}: liveness, and reclaiming dead workers through the
+ *   publishers' withdraw path;
+ * - {@link leaveNamespace}: the last one out's cleanup on stop.
+ *
+ * No lock is taken to read: the journal is applied first, and woolrx
+ * publishers write a record only once the segment shows its change, so what
+ * is then read from the segment is as new as the records applied, or newer;
+ * a changed block is taken only if no record was appended meanwhile.
+ * @internal
+ */
+export class LocalWatch {
+  readonly #names: LocalNames;
+  readonly #settings: LocalSettings;
+  readonly #diagnostics: Subject<DiscoveryDiagnostic>;
+  readonly #sink: DiscoverySink;
+  readonly #wake: NotifyWatcher;
+  readonly #journal: JournalFollower;
+  readonly #mirror: SlotMirror;
+  readonly #workers: WorkerBlocks;
+  readonly #sweep = new BlockSweep();
+  readonly #reclaimer: Reclaimer;
+  #stopped = false;
+  /** The last scan failed: compare everything at the next. */
+  #full = false;
+  /** Entries found by the current scan (liveness checks them at once). */
+  #fresh = new Set<BlockEntry>();
+
+  /**
+   * @param names The namespace's names.
+   * @param settings Resolved options.
+   * @param diagnostics Where malformed blocks, warnings and recoveries are reported.
+   * @param sink Receives the events.
+   */
+  constructor(names: LocalNames, settings: LocalSettings, diagnostics: Subject<DiscoveryDiagnostic>, sink: DiscoverySink) {
+    this.#names = names;
+    this.#settings = settings;
+    this.#diagnostics = diagnostics;
+    this.#sink = sink;
+    this.#wake = new NotifyWatcher(names, settings.pollInterval, () => this.#scan());
+    this.#journal = new JournalFollower(names.journalPath);
+    this.#mirror = new SlotMirror(names.segmentPath);
+    const schedule = (): void => this.#wake.schedule();
+    const reader = new BlockReader(names.shmDir);
+    this.#workers = new WorkerBlocks(names.namespace, reader, this.#journal, schedule, sink, diagnostics);
+    this.#reclaimer = new Reclaimer(names, settings, diagnostics, this.#workers.ledger, schedule);
+  }
+
+  /** Starts watching and reads the current state, synchronously: the initial `worker-added` burst. */
+  start(): void {
+    this.#wake.start();
+    const fresh = (this.#fresh = new Set());
+    this.#reconcile('all', true);
+    if (this.#left) return;
+    this.#reclaimer.check(fresh);
+  }
+
+  /** Closes watchers, timer and descriptors; then cleans up the namespace if it is left empty. Idempotent. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#wake.close();
+    this.#journal.close();
+    this.#workers.close();
+    this.#sweep.clear();
+    this.#mirror.close();
+    leaveNamespace(this.#names, this.#settings, (message, error) => this.#warn(message, error));
+  }
+
+  /**
+   * Stopped, or the subscriber is gone (it unsubscribed during the initial
+   * burst, before `stop()` could be called): do no more work.
+   */
+  get #left(): boolean {
+    return this.#stopped || this.#sink.closed;
+  }
+
+  #warn(message: string, error: unknown): void {
+    this.#diagnostics.next({ kind: 'warning', namespace: this.#names.namespace, message, error });
+  }
+
+  #scan(): void {
+    if (this.#stopped) return;
+    try {
+      this.#scanOnce();
+    } catch (error) {
+      this.#warn(`Scanning namespace ${JSON.stringify(this.#names.namespace)} failed; retrying on the next change`, error);
+      this.#full = true;
+    }
+  }
+
+  #scanOnce(): void {
+    const wake = this.#wake;
+    let full = this.#full;
+    this.#full = false;
+    const poll = wake.poll;
+    wake.poll = false;
+    if (wake.recheckDir()) full = true;
+    const fresh = (this.#fresh = new Set());
+    const events = wake.events;
+    wake.events = 0;
+    // The fast path: woolrx's publishes, replayed in order from the journal.
+    if (!this.#journal.follow(this.#applyRecord)) full = true;
+    if (this.#left) return;
+    if (!this.#journal.match(events, poll)) full = true;
+    // The slow path: the segment itself (wool's changes, segment replaced or
+    // removed, journal overrun, fallback poll).
+    if (full) wake.segmentMoved = true;
+    if (full || poll || wake.segmentMoved || this.#mirror.stale || this.#workers.pendingCount > 0) {
+      this.#reconcile(full ? 'all' : poll ? 'poll' : 'changed');
+      if (this.#left) return;
+    }
+    const more = this.#sweep.next(this.#current, this.#compare);
+    if (this.#left) return;
+    if (more) wake.schedule();
+    this.#reclaimer.check(fresh);
+  }
+
+  // The sweep's callbacks, bound once (a scan allocates no closures).
+  readonly #current = (entry: BlockEntry): boolean => this.#workers.get(entry.uid) === entry;
+  readonly #compare = (entry: BlockEntry): boolean => {
+    this.#workers.recheck(entry);
+    return !this.#left;
+  };
+
+  /** Applies one journal record: the mirror's slot, then the worker. */
+  readonly #applyRecord = (record: JournalRecord): boolean => {
+    const uid = slotUid(record.uid, 0);
+    this.#mirror.applyRecord(record, uid);
+    const workers = this.#workers;
+    let entry = workers.get(uid);
+    if (record.type === JOURNAL_DROPPED) {
+      if (entry !== undefined) workers.drop(entry);
+      return !this.#left;
+    }
+    if (entry === undefined) {
+      entry = workers.add(uid);
+      this.#fresh.add(entry);
+    }
+    if (record.seeBlock || record.record === undefined) workers.refresh(entry);
+    else workers.accept(entry, record.record);
+    return !this.#left;
+  };
+
+  /**
+   * Brings the workers in line with the segment: entries whose uid left the
+   * slot table are dropped, uids new to it are read from their blocks, and
+   * blocks are queued for comparison (`all`: every one; `poll`: a
+   * round-robin slice; `changed`: only new and pending ones, at once).
+   * @param blocks Which blocks to compare.
+   * @param initial The initial state: start replay at the journal's head.
+   */
+  #reconcile(blocks: 'all' | 'poll' | 'changed', initial = false): void {
+    this.#journal.follow(this.#applyRecord, initial, true);
+    if (this.#left) return;
+    const mirror = this.#mirror;
+    const workers = this.#workers;
+    const changed = mirror.read(this.#wake.segmentMoved);
+    this.#wake.segmentMoved = false;
+    const touched = new Set<BlockEntry>();
+    // Workers and mirror agree but for the slots that changed, unless the
+    // mirror is stale: then compare every uid.
+    const stale = mirror.stale;
+    mirror.stale = false;
+    for (const uid of stale ? [...workers.uids()] : changed) {
+      const entry = workers.get(uid);
+      if (entry !== undefined && !mirror.has(uid)) {
+        workers.drop(entry);
+        if (this.#left) return;
+      }
+    }
+    for (const uid of stale ? mirror.uids() : changed) {
+      if (workers.get(uid) !== undefined || !mirror.has(uid)) continue;
+      const entry = workers.add(uid);
+      this.#fresh.add(entry);
+      touched.add(entry);
+    }
+    for (const entry of workers.takePending()) if (mirror.has(entry.uid)) touched.add(entry);
+    for (const entry of touched) {
+      workers.recheck(entry);
+      if (this.#left) return;
+    }
+    // Known blocks are compared by the sweep, a slice per turn of the event
+    // loop, each after the journal: never behind it (a block read is as new
+    // as the records applied, or newer, and an older record's bytes are
+    // never re-emitted after it).
+    if (blocks === 'all') this.#sweep.all(workers.values(), touched);
+    else if (blocks === 'poll') this.#sweep.poll(workers.values(), touched);
+  }
+}

@@ -1,0 +1,234 @@
+import { statSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Subject } from 'rxjs';
+import type { DiscoveryDiagnostic } from '../../discovery/types.js';
+import { WoolrxError } from '../../errors/WoolrxError.js';
+import { acquireNamespaceLock, type NamespaceLockOptions } from './acquireNamespaceLock.js';
+import { blockName } from './blockName.js';
+import { recordSegmentOwner } from './cleanupNamespace.js';
+import { findSlot } from './findSlot.js';
+import { Journal, JOURNAL_DROPPED } from './Journal.js';
+import { FREE_SLOT, LENGTH_PREFIX, SLOT_SIZE } from './layout.js';
+import { SegmentFile } from './SegmentFile.js';
+import { touchNotify } from './touchNotify.js';
+import type { LocalNames, LocalSettings } from './types.js';
+import { uidBytes } from './uidBytes.js';
+import { WoolFlock } from './WoolFlock.js';
+
+/** Thrown inside a critical section when the segment has no `WLD1` header yet. */
+export class SegmentNotReady extends Error {}
+
+/**
+ * The write side of a local namespace, shared by everyone who changes it:
+ * a {@link LocalPublisher} (publish, withdrawal on close) and a subscriber's
+ * {@link Reclaimer} (withdrawing dead workers). It runs critical sections
+ * under the namespace lock ({@link NamespaceWriter.locked}) on the segment
+ * the name points at now, with the slot table read under the lock
+ * ({@link NamespaceWriter.table}), and owns the one withdraw path
+ * ({@link NamespaceWriter.withdraw}: slot freed, block unlinked, drop
+ * journaled).
+ * @internal
+ */
+export class NamespaceWriter {
+  readonly #names: LocalNames;
+  readonly #settings: LocalSettings;
+  readonly #diagnostics: Subject<DiscoveryDiagnostic>;
+  #segment: SegmentFile | undefined;
+  #journal: Journal | undefined;
+  /** wool's lock file, kept open between sections (re-validated at each lock); closed by `close()`. */
+  readonly #woolFlock: WoolFlock;
+  readonly #lockOptions: NamespaceLockOptions;
+  /** Some section took the lock (and so may have created wool's lock file or the lock directory). */
+  #everLocked = false;
+  /** The segment was (re)opened by the current critical section. */
+  #segmentReopened = true;
+  #table: Buffer = Buffer.alloc(0);
+  #tableLength = 0;
+
+  /**
+   * @param names The namespace's names.
+   * @param settings Resolved options.
+   * @param diagnostics Where to report what is not an error of the caller.
+   */
+  constructor(names: LocalNames, settings: LocalSettings, diagnostics: Subject<DiscoveryDiagnostic>) {
+    this.#names = names;
+    this.#settings = settings;
+    this.#diagnostics = diagnostics;
+    this.#woolFlock = new WoolFlock(names.lockPath);
+    this.#lockOptions = { ...names, ...settings, woolFlock: this.#woolFlock };
+  }
+
+  /** Whether a section ever took the lock, or a segment is held (so a closing owner has something to clean up). */
+  get touched(): boolean {
+    return this.#everLocked || this.#segment !== undefined;
+  }
+
+  /** The slot table as read by the current section (`16 * capacity` bytes in use). */
+  get table(): Buffer {
+    return this.#table;
+  }
+
+  /** Bytes of {@link NamespaceWriter.table} in use. */
+  get tableLength(): number {
+    return this.#tableLength;
+  }
+
+  /**
+   * Runs `section` under the namespace lock with the current segment
+   * (created when `create` and missing), retrying while the segment is not
+   * ready; then touches the notification file once per journal record the
+   * section reports.
+   * @param section The synchronous read-modify-write; returns how many
+   * journal records it appended that still owe a notification.
+   * @param create Create the segment if there is none.
+   */
+  async locked(section: (segment: SegmentFile | undefined) => number, create: boolean): Promise<void> {
+    const deadline = performance.now() + this.#settings.lockTimeout;
+    for (;;) {
+      const release = await acquireNamespaceLock(this.#lockOptions);
+      this.#everLocked = true;
+      let notReady = false;
+      let records = 0;
+      try {
+        records = section(this.#currentSegment(create));
+      } catch (error) {
+        if (!(error instanceof SegmentNotReady)) throw error;
+        notReady = true;
+      } finally {
+        release();
+      }
+      if (notReady) {
+        if (performance.now() >= deadline) {
+          throw new WoolrxError(
+            'WOOLRX_SEGMENT_NOT_READY',
+            `Segment ${this.#names.segmentPath} of namespace ${JSON.stringify(this.#names.namespace)} has no WLD1 header after ${this.#settings.lockTimeout} ms`,
+          );
+        }
+        await sleep(2);
+        continue;
+      }
+      // One record, one notification (see JournalFollower#match). The touch
+      // wakes every subscriber, wool's and woolrx's; it comes last, after
+      // releasing the lock, so that a woken subscriber finds the work done
+      // and the lock free (the file is on the temp directory's file system,
+      // often a journaling disk one: ~0.02-0.1 ms a write, more during a
+      // commit — not to be paid while holding the lock). The file is removed
+      // only with the segment: it is re-checked only if the segment had to
+      // be (re)opened.
+      for (let i = 0; i < records; i += 1) touchNotify(this.#names, this.#segmentReopened);
+      return;
+    }
+  }
+
+  /**
+   * The journal (under the lock), re-opened or created if the last one out
+   * removed it; `undefined` if the file there has another format (then
+   * subscribers find the changes by scanning).
+   * @returns The journal, or `undefined`.
+   */
+  journal(): Journal | undefined {
+    // The last one out removes the journal only with the segment, so while we
+    // hold the same segment as before, the journal we hold is current.
+    if (this.#journal !== undefined && this.#segmentReopened && !this.#journal.isLinked()) {
+      this.#journal.close();
+      this.#journal = undefined;
+    }
+    this.#journal ??= Journal.openForWrite(
+      this.#names.journalPath,
+      Math.max(1020, this.#settings.blockSize - LENGTH_PREFIX),
+    );
+    return this.#journal;
+  }
+
+  /**
+   * The path of a worker's block.
+   * @param uid The worker's uid.
+   * @returns `/dev/shm/<short_hash(uuid hex)>`.
+   */
+  blockPath(uid: string): string {
+    return join(this.#names.shmDir, blockName(uid));
+  }
+
+  /**
+   * The identity of a worker's block file (its inode), under the lock: a
+   * block is created once per registration (a refresh rewrites it in place),
+   * so the inode tells one registration from a later one of the same uid.
+   * @param uid The worker's uid.
+   * @returns The inode, or `undefined` when there is no block.
+   */
+  blockIno(uid: string): number | undefined {
+    return statSync(this.blockPath(uid), { throwIfNoEntry: false })?.ino;
+  }
+
+  /**
+   * The one withdraw path (under the lock): frees the worker's slot, unlinks
+   * its block and journals the drop. The caller owes one notification.
+   * @param segment The current segment.
+   * @param uid The worker's uid.
+   * @returns `false` when the worker was not registered (nothing changed).
+   */
+  withdraw(segment: SegmentFile, uid: string): boolean {
+    const bytes = uidBytes(uid);
+    const slot = findSlot(this.#table, this.#tableLength, bytes);
+    if (slot < 0) return false;
+    segment.writeSlot(slot, FREE_SLOT);
+    this.#table.fill(0, slot * SLOT_SIZE, slot * SLOT_SIZE + SLOT_SIZE);
+    try {
+      unlinkSync(this.blockPath(uid));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.#diagnostics.next({
+          kind: 'warning',
+          namespace: this.#names.namespace,
+          uid,
+          message: `Could not unlink the block of worker ${uid}`,
+          error,
+        });
+      }
+    }
+    this.journal()?.append(JOURNAL_DROPPED, bytes, slot, undefined);
+    return true;
+  }
+
+  /** Closes the segment and the journal (the next section re-opens them). */
+  forget(): void {
+    this.#segment?.close();
+    this.#segment = undefined;
+    this.#journal?.close();
+    this.#journal = undefined;
+  }
+
+  /** Closes everything this writer holds, wool's lock file included. Idempotent. */
+  close(): void {
+    this.forget();
+    this.#woolFlock.close();
+  }
+
+  /** The segment the name points at now (under the lock); `SegmentNotReady` while its header is missing. */
+  #currentSegment(create: boolean): SegmentFile | undefined {
+    const path = this.#names.segmentPath;
+    if (this.#segment !== undefined && !this.#segment.isAt(path)) {
+      this.#segment.close();
+      this.#segment = undefined;
+    }
+    this.#segmentReopened = this.#segment === undefined;
+    if (this.#segment === undefined) {
+      let segment = SegmentFile.open(path, true);
+      if (segment === undefined && create) {
+        segment = SegmentFile.create(path, this.#settings.capacity);
+        if (segment !== undefined) recordSegmentOwner(this.#names, segment.ino);
+        else segment = SegmentFile.open(path, true);
+      }
+      this.#segment = segment;
+    }
+    if (this.#segment === undefined) return undefined;
+    const capacity = this.#segment.capacity();
+    // Not ready (a creator is still writing the header): retry outside the lock.
+    if (capacity === undefined) throw new SegmentNotReady();
+    this.#tableLength = SLOT_SIZE * capacity;
+    if (this.#table.length < this.#tableLength) this.#table = Buffer.alloc(this.#tableLength);
+    this.#segment.readTable(this.#table, capacity);
+    return this.#segment;
+  }
+}

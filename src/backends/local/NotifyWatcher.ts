@@ -1,0 +1,142 @@
+import { statSync, watch, type FSWatcher } from 'node:fs';
+import { ensureNotifyDir } from './touchNotify.js';
+import type { LocalNames } from './types.js';
+
+/**
+ * When a local subscriber looks: the wake-ups of one {@link LocalWatch}.
+ *
+ * It watches the notification directory (every publisher, wool's and
+ * woolrx's, touches `notify` after each change, once it is done) and the
+ * notification file itself (see {@link NotifyWatcher#watchFile}), runs the
+ * fallback poll timer, and schedules one scan per turn of the event loop
+ * (`setImmediate`), however many wake-ups came. What woke it is left in its
+ * public fields, which the scan reads and resets.
+ *
+ * The touch of `notify` is the last thing a woolrx publish does (after the
+ * lock is released), so the wake-up it raises finds the publisher's work
+ * done. The journal (tmpfs) is deliberately not watched: its record and
+ * head writes would wake subscribers once or twice more per publish, in the
+ * middle of the publisher's critical section. Measured (22 interleaved
+ * runs, 1,000 workers): without the journal watch p50 429 vs 472 µs, p99
+ * 3.2 vs 3.7 ms, subscriber CPU 239 vs 268 µs per event.
+ * @internal
+ */
+export class NotifyWatcher {
+  /** Events on `notify` since the scan last took them (see JournalFollower#match). */
+  events = 0;
+  /** The poll timer fired. */
+  poll = false;
+  /** Something in the directory was renamed, or the watch failed: check the directory is still the one watched. */
+  dirChanged = false;
+  /** `notify` was created or removed (a last one out, a new segment): check the segment is still the one read. */
+  segmentMoved = true;
+
+  readonly #names: LocalNames;
+  readonly #pollInterval: number;
+  readonly #scan: () => void;
+  #scheduled = false;
+  #closed = false;
+  #dirWatcher: FSWatcher | undefined;
+  #fileWatcher: FSWatcher | undefined;
+  #dirIno = -1;
+  #timer: NodeJS.Timeout | undefined;
+
+  /**
+   * @param names The namespace's names.
+   * @param pollInterval Fallback poll period in ms; `0`: no timer.
+   * @param scan Runs once per scheduled turn.
+   */
+  constructor(names: LocalNames, pollInterval: number, scan: () => void) {
+    this.#names = names;
+    this.#pollInterval = pollInterval;
+    this.#scan = scan;
+  }
+
+  /** Starts watching (creating the notification directory if needed) and the poll timer. */
+  start(): void {
+    this.#watchDir();
+    if (this.#pollInterval > 0) {
+      this.#timer = setInterval(() => {
+        this.poll = true;
+        this.dirChanged = true;
+        this.segmentMoved = true;
+        this.schedule();
+      }, this.#pollInterval);
+    }
+  }
+
+  /** Runs the scan on the next turn of the event loop (once, however often called before it). */
+  schedule(): void {
+    if (this.#scheduled || this.#closed) return;
+    this.#scheduled = true;
+    setImmediate(this.#onImmediate);
+  }
+
+  /**
+   * Re-watches the directory if it was replaced since it was watched (only
+   * after {@link NotifyWatcher.dirChanged}).
+   * @returns `true` when it was replaced: changes may have been missed.
+   */
+  recheckDir(): boolean {
+    if (!this.dirChanged) return false;
+    this.dirChanged = false;
+    if (statSync(this.#names.notifyDir, { throwIfNoEntry: false })?.ino === this.#dirIno) return false;
+    this.#watchDir();
+    return true;
+  }
+
+  /** Stops watching, the timer and any scheduled scan. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    this.#dirWatcher?.close();
+    this.#fileWatcher?.close();
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+  }
+
+  readonly #onImmediate = (): void => {
+    this.#scheduled = false;
+    if (!this.#closed) this.#scan();
+  };
+
+  #watchDir(): void {
+    ensureNotifyDir(this.#names);
+    this.#dirWatcher?.close();
+    this.#dirIno = statSync(this.#names.notifyDir).ino;
+    this.#dirWatcher = watch(this.#names.notifyDir, { persistent: true }, (type, filename) => {
+      if (filename === 'notify') {
+        this.events += 1;
+        if (type === 'rename') {
+          this.segmentMoved = true;
+          this.#watchFile();
+        }
+      } else if (type === 'rename') {
+        this.dirChanged = true;
+      }
+      this.schedule();
+    });
+    this.#dirWatcher.on('error', () => {
+      this.dirChanged = true;
+      this.schedule();
+    });
+    this.#watchFile();
+  }
+
+  /**
+   * Watches the notification file itself, besides its directory: each
+   * change of the file then queues two inotify events (the directory's,
+   * then the file's), so that no two directory events are ever adjacent in
+   * the queue, where inotify would merge them (see JournalFollower#match).
+   * The file's own events are not needed otherwise. Re-done whenever the
+   * file is created or removed.
+   */
+  #watchFile(): void {
+    this.#fileWatcher?.close();
+    this.#fileWatcher = undefined;
+    try {
+      this.#fileWatcher = watch(this.#names.notifyPath, { persistent: false }, () => undefined);
+      this.#fileWatcher.on('error', () => undefined);
+    } catch {
+      // Not there (yet): its creation raises a directory event.
+    }
+  }
+}

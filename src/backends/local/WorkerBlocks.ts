@@ -1,0 +1,201 @@
+import type { Subject } from 'rxjs';
+import { decodeWorker } from '../../codec/decodeWorker.js';
+import { errorMessage } from '../../discovery/errorMessage.js';
+import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
+import type { DiscoveryDiagnostic } from '../../discovery/types.js';
+import { WorkerLedger } from '../../discovery/WorkerLedger.js';
+import type { WorkerInfo } from '../../model/types.js';
+import { BlockReader, type BlockEntry } from './BlockReader.js';
+import { LENGTH_PREFIX } from './layout.js';
+
+/**
+ * The workers one local subscriber knows, by uid: an entry per uid found in
+ * the slot table (its block's state: descriptor, last bytes taken), and a
+ * {@link WorkerLedger} of what the subscriber was told. Record bytes come
+ * from a journal record or a block read; they are decoded only when they
+ * differ from the last taken, and the ledger decides which event, if any,
+ * they are. A block that cannot be taken yet (missing, torn, malformed,
+ * newer than the journal applied) stays *pending*, to be read again.
+ * @internal
+ */
+export class WorkerBlocks {
+  /** What the subscriber was told. */
+  readonly ledger = new WorkerLedger();
+  readonly #namespace: string;
+  readonly #reader: BlockReader;
+  readonly #journal: { moved(): boolean };
+  readonly #schedule: () => void;
+  readonly #sink: Pick<DiscoverySink, 'next' | 'closed'>;
+  readonly #diagnostics: Subject<DiscoveryDiagnostic>;
+  readonly #entries = new Map<string, BlockEntry>();
+  #pending = new Set<BlockEntry>();
+
+  /**
+   * @param namespace The namespace (for diagnostics).
+   * @param reader Reads the blocks.
+   * @param journal Tells whether journal records were appended since the last applied.
+   * @param schedule Asks for another scan (a block was newer than the journal applied).
+   * @param sink Receives the events.
+   * @param diagnostics Where malformed blocks are reported.
+   */
+  constructor(
+    namespace: string,
+    reader: BlockReader,
+    journal: { moved(): boolean },
+    schedule: () => void,
+    sink: Pick<DiscoverySink, 'next' | 'closed'>,
+    diagnostics: Subject<DiscoveryDiagnostic>,
+  ) {
+    this.#namespace = namespace;
+    this.#reader = reader;
+    this.#journal = journal;
+    this.#schedule = schedule;
+    this.#sink = sink;
+    this.#diagnostics = diagnostics;
+  }
+
+  /**
+   * @param uid A worker uid.
+   * @returns Its entry, if the uid is known.
+   */
+  get(uid: string): BlockEntry | undefined {
+    return this.#entries.get(uid);
+  }
+
+  /** @returns Every entry, in the order the uids were found. */
+  values(): IterableIterator<BlockEntry> {
+    return this.#entries.values();
+  }
+
+  /** @returns Every known uid. */
+  uids(): IterableIterator<string> {
+    return this.#entries.keys();
+  }
+
+  /**
+   * @param uid A worker uid.
+   * @returns The metadata last reported for it.
+   */
+  worker(uid: string): WorkerInfo | undefined {
+    return this.ledger.get(uid);
+  }
+
+  /**
+   * A new entry for a uid found in the slot table or the journal.
+   * @param uid The worker's uid.
+   * @returns The entry.
+   */
+  add(uid: string): BlockEntry {
+    const entry = BlockReader.entry(uid);
+    this.#entries.set(uid, entry);
+    return entry;
+  }
+
+  /**
+   * Forgets a uid that left the slot table; reports `worker-dropped` if the
+   * subscriber was told about it.
+   * @param entry Its entry.
+   */
+  drop(entry: BlockEntry): void {
+    this.#reader.close(entry);
+    this.#entries.delete(entry.uid);
+    this.#pending.delete(entry);
+    const event = this.ledger.drop(entry.uid);
+    if (event !== undefined && !this.#sink.closed) this.#sink.next(event);
+  }
+
+  /** @returns The pending entries; the set starts empty again. */
+  takePending(): Set<BlockEntry> {
+    const pending = this.#pending;
+    this.#pending = new Set();
+    return pending;
+  }
+
+  /** How many entries are pending. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Compares one block with the bytes last taken (one read when
+   * unchanged); takes it when it changed, unless the journal moved meanwhile.
+   * @param entry The entry.
+   */
+  recheck(entry: BlockEntry): void {
+    if (!this.#reader.unchanged(entry)) this.refresh(entry, true);
+  }
+
+  /**
+   * Reads one block; takes its record if it can.
+   * @param entry The entry.
+   * @param guard Take changed bytes only if the journal has not moved (else
+   * retry after applying it).
+   */
+  refresh(entry: BlockEntry, guard = false): void {
+    const record = this.#reader.read(entry);
+    if (typeof record === 'string') {
+      this.#pending.add(entry);
+      if (record === 'bad-length') {
+        this.#malformed(entry, this.#reader.lastRead(LENGTH_PREFIX), `its length prefix exceeds the ${entry.size}-byte block`);
+      }
+      return;
+    }
+    if (guard && entry.bytes?.equals(record) !== true && this.#journal.moved()) {
+      this.#pending.add(entry);
+      this.#schedule();
+      return;
+    }
+    this.accept(entry, record);
+  }
+
+  /**
+   * Takes new record bytes (length prefix included) for a worker: decodes
+   * them if they changed, and reports what the ledger says changed.
+   * @param entry The entry.
+   * @param record The bytes.
+   */
+  accept(entry: BlockEntry, record: Buffer): void {
+    if (entry.bytes !== undefined && entry.bytes.equals(record)) {
+      if (!entry.ok) this.#pending.add(entry);
+      return;
+    }
+    entry.bytes = record;
+    entry.ok = false;
+    let worker: WorkerInfo;
+    try {
+      worker = decodeWorker(record.subarray(LENGTH_PREFIX));
+    } catch (error) {
+      this.#pending.add(entry);
+      this.#malformed(entry, record, errorMessage(error), error);
+      return;
+    }
+    if (worker.uid !== entry.uid) {
+      this.#pending.add(entry);
+      this.#malformed(entry, record, `it holds worker ${worker.uid}`);
+      return;
+    }
+    entry.ok = true;
+    entry.reported = undefined;
+    const event = this.ledger.put(worker);
+    if (event !== undefined && !this.#sink.closed) this.#sink.next(event);
+  }
+
+  /** Closes every block descriptor and forgets every entry. */
+  close(): void {
+    for (const entry of this.#entries.values()) this.#reader.close(entry);
+    this.#entries.clear();
+    this.#pending.clear();
+  }
+
+  #malformed(entry: BlockEntry, bytes: Buffer, why: string, error?: unknown): void {
+    if (entry.reported?.equals(bytes) === true) return;
+    entry.reported = bytes;
+    this.#diagnostics.next({
+      kind: 'malformed-record',
+      namespace: this.#namespace,
+      uid: entry.uid,
+      message: `Skipped the block of worker ${entry.uid} (${this.#reader.path(entry)}): ${why}; retrying on the next scan`,
+      ...(error === undefined ? {} : { error }),
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { acquireNamespaceLock, removeLockParent, tryNamespaceLock } from './acquireNamespaceLock.js';
+import { cleanupNamespace } from './cleanupNamespace.js';
+import type { LocalNames, LocalSettings } from './types.js';
+
+/**
+ * A leaving subscriber's "last one out": under the namespace lock, removes
+ * what woolrx created for the namespace if nobody has a worker in it (see
+ * {@link cleanupNamespace}). Tries the lock once, synchronously; when it is
+ * busy, retries in the background without keeping the process alive.
+ * @internal
+ * @param names The namespace's names.
+ * @param settings Resolved options (the lock's timeout and staleness).
+ * @param warn Reports a failure (the subscriber's `warning` diagnostic).
+ */
+export function leaveNamespace(names: LocalNames, settings: LocalSettings, warn: (message: string, error: unknown) => void): void {
+  const run = (release: () => void): void => {
+    let gone = false;
+    try {
+      gone = cleanupNamespace(names);
+    } catch (error) {
+      warn('Cleaning up the namespace failed', error);
+    } finally {
+      release();
+    }
+    if (gone) removeLockParent(names);
+  };
+  try {
+    const release = tryNamespaceLock({ ...names, ...settings });
+    if (release !== undefined) return run(release);
+  } catch (error) {
+    return warn('Cleaning up the namespace failed', error);
+  }
+  const timer = setTimeout(() => {
+    acquireNamespaceLock({ ...names, ...settings }).then(run, () => undefined);
+  }, 5);
+  timer.unref();
+}

@@ -1,0 +1,298 @@
+// BlockReader, WorkerBlocks and BlockSweep against synthetic blocks: real
+// block files (u32 LE length + protobuf) in a private temp directory.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { Subject } from 'rxjs';
+import { encodeWorker } from '../../../src/codec/encodeWorker.js';
+import { BlockReader, type BlockEntry } from '../../../src/backends/local/BlockReader.js';
+import { blockName } from '../../../src/backends/local/blockName.js';
+import { BlockSweep } from '../../../src/backends/local/BlockSweep.js';
+import { Journal, JOURNAL_ADDED } from '../../../src/backends/local/Journal.js';
+import { JournalFollower } from '../../../src/backends/local/JournalFollower.js';
+import { uidBytes } from '../../../src/backends/local/uidBytes.js';
+import { WorkerBlocks } from '../../../src/backends/local/WorkerBlocks.js';
+import type { DiscoveryDiagnostic } from '../../../src/discovery/types.js';
+import type { DiscoveryEvent } from '../../../src/events/types.js';
+import type { WorkerInfo } from '../../../src/model/types.js';
+import { makeWorker } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'woolrx-blocks-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A block's record: u32 LE length, then the bytes. */
+function recordOf(payload: Uint8Array): Buffer {
+  const record = Buffer.alloc(4 + payload.length);
+  record.writeUInt32LE(payload.length, 0);
+  record.set(payload, 4);
+  return record;
+}
+
+/** Writes a worker's block (record, then zeros up to `size`) under `dir`. */
+function writeBlockFile(uid: string, record: Buffer, size = 1024): string {
+  const path = join(dir, blockName(uid));
+  const block = Buffer.alloc(Math.max(size, record.length));
+  record.copy(block);
+  writeFileSync(path, block);
+  return path;
+}
+
+const summary = (event: DiscoveryEvent): string => `${event.type} ${event.worker.version}`;
+
+describe('BlockReader', () => {
+  it('reads a record (length prefix included), learning the block size from the first read', () => {
+    const reader = new BlockReader(dir);
+    const w = makeWorker();
+    const record = recordOf(encodeWorker(w));
+    writeBlockFile(w.uid, record, 2048);
+    const entry = BlockReader.entry(w.uid);
+    const read = reader.read(entry);
+    assert.ok(Buffer.isBuffer(read));
+    assert.deepEqual(read, record);
+    assert.equal(entry.size, 2048);
+    assert.equal(reader.path(entry), join(dir, blockName(w.uid)));
+    assert.equal(reader.openCount, 1);
+    reader.close(entry);
+    assert.equal(reader.openCount, 0);
+  });
+
+  it('tells missing, empty and impossible-length blocks apart', () => {
+    const reader = new BlockReader(dir);
+    assert.equal(reader.read(BlockReader.entry(randomUUID())), 'missing');
+    const empty = randomUUID();
+    writeBlockFile(empty, Buffer.alloc(4));
+    assert.equal(reader.read(BlockReader.entry(empty)), 'empty');
+    const tiny = randomUUID();
+    writeFileSync(join(dir, blockName(tiny)), Buffer.from([1, 0]));
+    assert.equal(reader.read(BlockReader.entry(tiny)), 'empty');
+    const long = randomUUID();
+    const bad = Buffer.alloc(4);
+    bad.writeUInt32LE(5000, 0);
+    writeBlockFile(long, bad, 64);
+    const entry = BlockReader.entry(long);
+    assert.equal(reader.read(entry), 'bad-length');
+    assert.deepEqual(reader.lastRead(4), bad);
+  });
+
+  it('reads blocks larger than its scratch buffers', () => {
+    const reader = new BlockReader(dir);
+    const w = makeWorker({ extra: { big: 'x'.repeat(100_000) } });
+    const record = recordOf(encodeWorker(w));
+    writeBlockFile(w.uid, record, 150_000);
+    const entry = BlockReader.entry(w.uid);
+    assert.deepEqual(reader.read(entry), record);
+    assert.equal(entry.size, 150_000);
+    assert.deepEqual(reader.read(entry), record, 'a second read, size known');
+    reader.close(entry);
+  });
+
+  it('unchanged(): one read says whether the bytes taken are still there; a re-created block is re-opened', () => {
+    const reader = new BlockReader(dir);
+    const w = makeWorker();
+    const record = recordOf(encodeWorker(w));
+    const path = writeBlockFile(w.uid, record);
+    const entry = BlockReader.entry(w.uid);
+    assert.equal(reader.unchanged(entry), false, 'nothing taken yet');
+    const read = reader.read(entry);
+    assert.ok(Buffer.isBuffer(read));
+    entry.bytes = read;
+    entry.ok = true;
+    assert.equal(reader.unchanged(entry), true);
+    const fd = entry.fd;
+    writeBlockFile(w.uid, recordOf(encodeWorker({ ...w, version: '2' }))); // rewritten in place
+    assert.equal(reader.unchanged(entry), false);
+    assert.equal(entry.fd, fd, 'same file: descriptor kept');
+    unlinkSync(path);
+    writeBlockFile(w.uid, record); // dropped and re-created (a new file)
+    assert.equal(reader.unchanged(entry), false, 'the old file is gone: not unchanged');
+    assert.equal(entry.fd, undefined, 'its descriptor closed');
+    assert.equal(reader.openCount, 0);
+    assert.deepEqual(reader.read(entry), record, 'the new file is opened by name');
+    reader.close(entry);
+  });
+
+  it('keeps at most maxOpen descriptors; beyond, blocks are opened per read', () => {
+    const reader = new BlockReader(dir, 2);
+    const entries: BlockEntry[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const w = makeWorker();
+      const record = recordOf(encodeWorker(w));
+      writeBlockFile(w.uid, record);
+      const entry = BlockReader.entry(w.uid);
+      entries.push(entry);
+      assert.deepEqual(reader.read(entry), record);
+    }
+    assert.equal(reader.openCount, 2);
+    assert.deepEqual(
+      entries.map((entry) => entry.fd !== undefined),
+      [true, true, false, false],
+    );
+    for (const entry of entries) reader.close(entry);
+    assert.equal(reader.openCount, 0);
+  });
+});
+
+describe('WorkerBlocks', () => {
+  function setup() {
+    const journalPath = join(dir, `journal-${randomUUID()}`);
+    const journal = new JournalFollower(journalPath);
+    const events: DiscoveryEvent[] = [];
+    const diagnostics: DiscoveryDiagnostic[] = [];
+    const subject = new Subject<DiscoveryDiagnostic>();
+    subject.subscribe((d) => diagnostics.push(d));
+    let scheduled = 0;
+    const sink = { next: (event: DiscoveryEvent) => events.push(event), closed: false };
+    const workers = new WorkerBlocks('ns', new BlockReader(dir), journal, () => (scheduled += 1), sink, subject);
+    return { journal, journalPath, events, diagnostics, workers, sink, scheduled: () => scheduled };
+  }
+
+  it('decides added / updated / nothing / dropped through its ledger, decoding only changed bytes', () => {
+    const { events, workers } = setup();
+    const w = makeWorker({ version: '1' });
+    const entry = workers.add(w.uid);
+    workers.accept(entry, recordOf(encodeWorker(w)));
+    workers.accept(entry, recordOf(encodeWorker(w))); // same bytes
+    const w2: WorkerInfo = { ...w, version: '2' };
+    workers.accept(entry, recordOf(encodeWorker(w2)));
+    workers.drop(entry);
+    assert.deepEqual(events.map(summary), ['worker-added 1', 'worker-updated 2', 'worker-dropped 2']);
+    assert.equal(workers.get(w.uid), undefined);
+    assert.equal(workers.ledger.size, 0);
+    // A uid never reported: its drop is silent.
+    const silent = workers.add(randomUUID());
+    workers.drop(silent);
+    assert.equal(events.length, 3);
+  });
+
+  it('skips a malformed record (undecodable, another worker\'s, impossible length), reporting each once; pending until valid', () => {
+    const { events, diagnostics, workers } = setup();
+    const w = makeWorker();
+    const entry = workers.add(w.uid);
+    const junk = recordOf(Buffer.from([0xff, 0xff, 0xff]));
+    workers.accept(entry, junk);
+    workers.accept(Object.assign(entry, { bytes: undefined }), junk); // the same bytes again: not reported twice
+    assert.equal(diagnostics.length, 1);
+    const other = makeWorker();
+    workers.accept(entry, recordOf(encodeWorker(other)));
+    assert.match(diagnostics[1]?.message ?? '', new RegExp(`holds worker ${other.uid}`));
+    const bad = Buffer.alloc(4);
+    bad.writeUInt32LE(5000, 0);
+    writeBlockFile(w.uid, bad, 64);
+    workers.refresh(entry);
+    assert.match(diagnostics[2]?.message ?? '', /length prefix exceeds the 64-byte block/);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.kind, d.uid]),
+      [
+        ['malformed-record', w.uid],
+        ['malformed-record', w.uid],
+        ['malformed-record', w.uid],
+      ],
+    );
+    assert.equal(workers.pendingCount, 1);
+    assert.equal(events.length, 0);
+    unlinkSync(join(dir, blockName(w.uid)));
+    writeBlockFile(w.uid, recordOf(encodeWorker(w))); // a new, valid block
+    for (const pending of workers.takePending()) workers.recheck(pending);
+    assert.deepEqual(events.map((event) => event.type), ['worker-added']);
+    assert.equal(workers.pendingCount, 0);
+    workers.close();
+  });
+
+  it('a changed block newer than the journal applied is not taken: pending, and another scan asked for', () => {
+    const { events, workers, journalPath, journal, scheduled } = setup();
+    const writer = Journal.openForWrite(journalPath, 64);
+    assert.ok(writer);
+    const w = makeWorker();
+    const entry = workers.add(w.uid);
+    writeBlockFile(w.uid, recordOf(encodeWorker(w)));
+    journal.follow(() => true, true);
+    writer.append(JOURNAL_ADDED, uidBytes(w.uid), 0, encodeWorker(w)); // not applied yet
+    workers.recheck(entry);
+    assert.equal(events.length, 0);
+    assert.equal(workers.pendingCount, 1);
+    assert.equal(scheduled(), 1);
+    journal.follow(() => true);
+    for (const pending of workers.takePending()) workers.recheck(pending);
+    assert.deepEqual(events.map((event) => event.type), ['worker-added']);
+    writer.close();
+    journal.close();
+    workers.close();
+  });
+
+  it('reports nothing once its sink is closed, but keeps its state', () => {
+    const { events, workers, sink } = setup();
+    sink.closed = true;
+    const w = makeWorker();
+    workers.accept(workers.add(w.uid), recordOf(encodeWorker(w)));
+    assert.equal(events.length, 0);
+    assert.equal(workers.worker(w.uid)?.uid, w.uid);
+  });
+});
+
+describe('BlockSweep', () => {
+  const entries = (n: number): BlockEntry[] => Array.from({ length: n }, () => BlockReader.entry(randomUUID()));
+
+  it('all(): compares every block but the skipped ones, a slice per call, skipping stale entries without counting them', () => {
+    const sweep = new BlockSweep(2, 64);
+    const list = entries(6);
+    const skip = new Set([list[1] as BlockEntry]);
+    const gone = new Set([list[2] as BlockEntry]);
+    sweep.all(list, skip);
+    assert.equal(sweep.remaining, 5);
+    const compared: BlockEntry[] = [];
+    const compare = (entry: BlockEntry): boolean => {
+      compared.push(entry);
+      return true;
+    };
+    const current = (entry: BlockEntry): boolean => !gone.has(entry);
+    assert.equal(sweep.next(current, compare), true);
+    assert.deepEqual(compared, [list[0], list[3]]);
+    assert.equal(sweep.next(current, compare), false, 'the last slice');
+    assert.deepEqual(compared, [list[0], list[3], list[4], list[5]]);
+    assert.equal(sweep.remaining, 0);
+    assert.equal(sweep.next(current, compare), false, 'nothing queued');
+  });
+
+  it('poll(): a round-robin slice per tick, appended to what is queued', () => {
+    const sweep = new BlockSweep(100, 3);
+    const list = entries(5);
+    const seen: BlockEntry[] = [];
+    const run = (): void => {
+      sweep.next(
+        () => true,
+        (entry) => {
+          seen.push(entry);
+          return true;
+        },
+      );
+    };
+    sweep.poll(list, new Set());
+    run();
+    sweep.poll(list, new Set());
+    run();
+    assert.deepEqual(seen, [list[0], list[1], list[2], list[3], list[4], list[0]]);
+  });
+
+  it('stops when the subscriber left, and clear() forgets the rest', () => {
+    const sweep = new BlockSweep(4, 64);
+    const list = entries(3);
+    sweep.all(list, new Set());
+    let calls = 0;
+    assert.equal(
+      sweep.next(
+        () => true,
+        () => {
+          calls += 1;
+          return false;
+        },
+      ),
+      false,
+    );
+    assert.equal(calls, 1);
+    sweep.clear();
+    assert.equal(sweep.remaining, 0);
+  });
+});

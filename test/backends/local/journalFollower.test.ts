@@ -1,0 +1,162 @@
+// JournalFollower against synthetic journals: real journal files written
+// with Journal, in a private temp directory.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { Journal, JOURNAL_ADDED, JOURNAL_DROPPED, JOURNAL_RECORDS, JOURNAL_UPDATED, type JournalRecord } from '../../../src/backends/local/Journal.js';
+import { JournalFollower } from '../../../src/backends/local/JournalFollower.js';
+import { slotUid } from '../../../src/backends/local/slotUid.js';
+import { uidBytes } from '../../../src/backends/local/uidBytes.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'woolrx-journal-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+let counter = 0;
+function journal(): { path: string; writer: Journal } {
+  const path = join(dir, `journal-${++counter}`);
+  const writer = Journal.openForWrite(path, 64);
+  assert.ok(writer);
+  return { path, writer };
+}
+
+function follow(follower: JournalFollower, options: { skip?: boolean; verify?: boolean } = {}): { ok: boolean; records: JournalRecord[] } {
+  const records: JournalRecord[] = [];
+  const ok = follower.follow(
+    (record) => {
+      records.push(record);
+      return true;
+    },
+    options.skip,
+    options.verify,
+  );
+  return { ok, records };
+}
+
+const describeRecord = (record: JournalRecord): string =>
+  `${record.seq} ${record.type} ${slotUid(record.uid, 0)} ${String(record.slot)} ${record.record?.subarray(4).toString() ?? '-'}`;
+
+describe('JournalFollower', () => {
+  it('no journal: nothing to apply, nothing moved', () => {
+    const follower = new JournalFollower(join(dir, 'none'));
+    assert.deepEqual(follow(follower), { ok: true, records: [] });
+    assert.equal(follower.moved(), false);
+  });
+
+  it('replays every record since the last call, in order, with its slot and payload', () => {
+    const { path, writer } = journal();
+    const a = randomUUID();
+    const b = randomUUID();
+    writer.append(JOURNAL_ADDED, uidBytes(a), 0, Buffer.from('old')); // before the subscription
+    const follower = new JournalFollower(path);
+    assert.deepEqual(follow(follower, { skip: true }), { ok: true, records: [] }, 'the initial state starts at the head');
+    assert.equal(follower.seq, 1);
+    writer.append(JOURNAL_UPDATED, uidBytes(a), 0, Buffer.from('a2'));
+    writer.append(JOURNAL_ADDED, uidBytes(b), 5, Buffer.from('b1'));
+    writer.append(JOURNAL_DROPPED, uidBytes(a), 0, undefined);
+    assert.equal(follower.moved(), true);
+    const { ok, records } = follow(follower);
+    assert.equal(ok, true);
+    assert.deepEqual(records.map(describeRecord), [`1 2 ${a} 0 a2`, `2 1 ${b} 5 b1`, `3 3 ${a} 0 -`]);
+    assert.equal(follower.moved(), false);
+    assert.deepEqual(follow(follower).records, []);
+    writer.close();
+    follower.close();
+  });
+
+  it('stops applying when told to (the subscriber left), without losing its position', () => {
+    const { path, writer } = journal();
+    const follower = new JournalFollower(path);
+    follow(follower, { skip: true });
+    for (let i = 0; i < 3; i += 1) writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), i, Buffer.from('x'));
+    let applied = 0;
+    assert.equal(
+      follower.follow(() => {
+        applied += 1;
+        return false;
+      }),
+      true,
+    );
+    assert.equal(applied, 1);
+    assert.equal(follower.seq, 3);
+    writer.close();
+    follower.close();
+  });
+
+  it('an overrun (more than a ring behind) applies nothing and says so', () => {
+    const { path, writer } = journal();
+    const follower = new JournalFollower(path);
+    follow(follower, { skip: true });
+    for (let i = 0; i <= JOURNAL_RECORDS; i += 1) writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), i, Buffer.from('x'));
+    assert.deepEqual(follow(follower), { ok: false, records: [] });
+    // Then it goes on from the head.
+    writer.append(JOURNAL_DROPPED, uidBytes(randomUUID()), 0, undefined);
+    assert.equal(follow(follower).records.length, 1);
+    writer.close();
+    follower.close();
+  });
+
+  it('a re-created journal (new epoch) is news from its first record, once re-checked', () => {
+    const first = journal();
+    const follower = new JournalFollower(first.path);
+    follow(follower, { skip: true });
+    first.writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), 0, Buffer.from('x'));
+    assert.equal(follow(follower).records.length, 1);
+    first.writer.close();
+    unlinkSync(first.path);
+    const again = Journal.openForWrite(first.path, 64);
+    assert.ok(again);
+    const c = randomUUID();
+    again.append(JOURNAL_ADDED, uidBytes(c), 2, Buffer.from('c'));
+    assert.deepEqual(follow(follower).records, [], 'without verify, the unlinked journal is still read');
+    assert.deepEqual(follow(follower, { verify: true }).records.map(describeRecord), [`0 1 ${c} 2 c`]);
+    again.close();
+    follower.close();
+  });
+
+  it('match: each record is owed one notification; one more is wool\'s', () => {
+    const { path, writer } = journal();
+    const follower = new JournalFollower(path);
+    follow(follower, { skip: true });
+    writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), 0, Buffer.from('x'));
+    writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), 1, Buffer.from('y'));
+    follow(follower);
+    assert.equal(follower.match(1, false), true, 'the first record\'s');
+    assert.equal(follower.match(1, false), true, 'the second record\'s');
+    assert.equal(follower.match(1, false), false, 'no record left: wool\'s');
+    writer.append(JOURNAL_DROPPED, uidBytes(randomUUID()), 1, undefined);
+    follow(follower);
+    assert.equal(follower.match(2, false), false, 'two events, one record: one is wool\'s');
+    assert.equal(follower.match(0, false), true, 'no event: nothing to tell');
+    writer.close();
+    follower.close();
+  });
+
+  it('match: a record whose notification never came is written off at the second poll tick', () => {
+    const { path, writer } = journal();
+    const follower = new JournalFollower(path);
+    follow(follower, { skip: true });
+    writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), 0, Buffer.from('x'));
+    follow(follower);
+    assert.equal(follower.match(0, true), true, 'first tick: marks the head');
+    assert.equal(follower.match(0, true), false, 'second tick: still unmatched, written off');
+    assert.equal(follower.match(1, false), false, 'a late event now has no record: treated as wool\'s');
+    assert.equal(follower.match(0, true), true);
+    writer.close();
+    follower.close();
+  });
+
+  it('moved() sees a journal appear when none was open', () => {
+    const path = join(dir, 'later');
+    const follower = new JournalFollower(path);
+    follow(follower);
+    assert.equal(follower.moved(), false);
+    const writer = Journal.openForWrite(path, 64);
+    assert.ok(writer);
+    assert.equal(follower.moved(), true);
+    writer.close();
+    follower.close();
+  });
+});

@@ -1,0 +1,100 @@
+// NotifyWatcher: real inotify watches on a real notification directory.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { localNames } from '../../../src/backends/local/localNames.js';
+import { NotifyWatcher } from '../../../src/backends/local/NotifyWatcher.js';
+import { closeNotify, touchNotify } from '../../../src/backends/local/touchNotify.js';
+import { TMP, uniqueNamespace, waitFor } from './helpers.js';
+
+function setup(pollInterval = 0) {
+  const names = localNames(uniqueNamespace('notify'), TMP);
+  let scans = 0;
+  const watcher = new NotifyWatcher(names, pollInterval, () => (scans += 1));
+  const done = (): void => {
+    watcher.close();
+    closeNotify(names);
+    rmSync(names.notifyDir, { recursive: true, force: true });
+  };
+  return { names, watcher, scans: () => scans, done };
+}
+
+describe('NotifyWatcher', () => {
+  it('creates the notification directory and wakes one scan per turn for touches of notify, counting each', async () => {
+    const { names, watcher, scans, done } = setup();
+    try {
+      watcher.start();
+      assert.ok(existsSync(names.notifyDir));
+      touchNotify(names); // creates the file: a rename
+      await waitFor(() => scans() > 0, 'a scan');
+      assert.equal(watcher.segmentMoved, true, 'notify created: the segment may be another');
+      await sleep(50);
+      watcher.events = 0;
+      const before = scans();
+      // Two touches back to back: inotify would merge two identical
+      // directory events; the watch on the file itself keeps them apart.
+      touchNotify(names);
+      touchNotify(names);
+      await waitFor(() => watcher.events >= 2, 'two events');
+      await sleep(50);
+      assert.equal(watcher.events, 2);
+      assert.ok(scans() > before);
+      assert.ok(scans() - before <= 2, 'scans are coalesced per turn');
+    } finally {
+      done();
+    }
+  });
+
+  it('the poll timer asks for a poll, a directory check and a segment check', async () => {
+    const { watcher, scans, done } = setup(20);
+    try {
+      watcher.start();
+      watcher.segmentMoved = false;
+      await waitFor(() => scans() > 0, 'a poll tick');
+      assert.equal(watcher.poll, true);
+      assert.equal(watcher.dirChanged, true);
+      assert.equal(watcher.segmentMoved, true);
+    } finally {
+      done();
+    }
+  });
+
+  it('recheckDir(): follows a replaced directory', async () => {
+    const { names, watcher, scans, done } = setup();
+    try {
+      watcher.start();
+      assert.equal(watcher.recheckDir(), false, 'nothing changed');
+      rmSync(names.notifyDir, { recursive: true });
+      // (A file system may hand a freed inode number straight to the next
+      // directory: let a placeholder take it, so the replacement differs.)
+      mkdirSync(`${names.notifyDir}-placeholder`);
+      mkdirSync(names.notifyDir);
+      rmSync(`${names.notifyDir}-placeholder`, { recursive: true });
+      watcher.dirChanged = true;
+      assert.equal(watcher.recheckDir(), true);
+      assert.equal(watcher.dirChanged, false);
+      await sleep(20);
+      const before = scans();
+      closeNotify(names);
+      touchNotify(names);
+      await waitFor(() => scans() > before, 'a scan from the new directory');
+    } finally {
+      done();
+    }
+  });
+
+  it('close(): no scan after it, even one already scheduled', async () => {
+    const { names, watcher, scans, done } = setup(10);
+    try {
+      watcher.start();
+      watcher.schedule();
+      watcher.close();
+      touchNotify(names);
+      await sleep(60);
+      assert.equal(scans(), 0);
+    } finally {
+      done();
+    }
+  });
+});

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { memoryDiscovery } from '../../src/backends/memory/memoryDiscovery.js';
+import { MemoryRegistry } from '../../src/backends/memory/MemoryRegistry.js';
+import { localDiscovery } from '../../src/backends/local/localDiscovery.js';
+import { startDashboard } from '../../src/cli/dashboard/startDashboard.js';
+import { testWorker } from '../../src/testing/testWorker.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'woolrx-dashboard-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Reads `/events` until `done(text)` holds or the stream ends; aborts after 10 s. */
+async function readEvents(url: string, done: (text: string) => boolean): Promise<{ text: string; ended: boolean }> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 10_000);
+  const response = await fetch(new URL('events', url), { signal: controller.signal });
+  assert.equal(response.status, 200);
+  assert.ok(response.body, 'a body');
+  const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+  const decoder = new TextDecoder();
+  let text = '';
+  let ended = false;
+  try {
+    for (;;) {
+      const { value, done: end } = await reader.read();
+      if (end) {
+        ended = true;
+        break;
+      }
+      text += decoder.decode(value, { stream: true });
+      if (done(text)) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+  return { text, ended };
+}
+
+/** The SSE message kinds in order: `hello`, `data`, `synced`, `failure`. */
+function kinds(text: string): string[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '' && !block.startsWith(':'))
+    .map((block) => /^event: (\w+)/m.exec(block)?.[1] ?? (block.includes('data: ') ? 'data' : 'other'));
+}
+
+describe('startDashboard /events', () => {
+  it('a stream that errors synchronously on subscribe becomes one failure message; the server lives on', async () => {
+    const plainFile = join(scratch, 'not-a-directory');
+    writeFileSync(plainFile, '');
+    const dashboard = await startDashboard(localDiscovery(`d${randomUUID().slice(0, 8)}`, { tmpdir: plainFile }), { port: 0 });
+    try {
+      const { text, ended } = await readEvents(dashboard.url, () => false);
+      assert.equal(ended, true, 'the server ends the stream after the failure');
+      assert.deepEqual(kinds(text), ['hello', 'failure']);
+      assert.match(text, /event: failure\ndata: \{"message":".*ENOTDIR/);
+      assert.equal(dashboard.connections, 0);
+      // Still serving.
+      assert.equal((await fetch(dashboard.url)).status, 200);
+    } finally {
+      await dashboard.close();
+    }
+  });
+
+  it('an empty pool: hello, then synced with no worker before it ("no workers", not "loading")', async () => {
+    const discovery = memoryDiscovery('empty', { registry: new MemoryRegistry() });
+    const dashboard = await startDashboard(discovery, { port: 0 });
+    try {
+      const { text } = await readEvents(dashboard.url, (received) => received.includes('event: synced'));
+      assert.deepEqual(kinds(text), ['hello', 'synced']);
+    } finally {
+      await dashboard.close();
+    }
+  });
+
+  it('current workers come before synced, changes after it; a page leaving releases its watch', async () => {
+    const registry = new MemoryRegistry();
+    const discovery = memoryDiscovery('pool', { registry });
+    const publisher = discovery.publisher();
+    await publisher.publish('worker-added', testWorker(1));
+    await publisher.publish('worker-added', testWorker(2));
+    const dashboard = await startDashboard(discovery, { port: 0 });
+    try {
+      const reading = readEvents(dashboard.url, (received) => kinds(received).length >= 5);
+      while (dashboard.connections === 0 || registry.watcherCount('pool') === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await publisher.publish('worker-dropped', testWorker(1));
+      const { text } = await reading;
+      assert.deepEqual(kinds(text), ['hello', 'data', 'data', 'synced', 'data']);
+      assert.match(text.split('event: synced')[1] ?? '', /"type":"worker-dropped"/);
+      while (dashboard.connections > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(registry.watcherCount('pool'), 0, 'the page left: its watch is released');
+    } finally {
+      await dashboard.close();
+      await publisher.close();
+    }
+  });
+});

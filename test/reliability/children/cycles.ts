@@ -1,0 +1,125 @@
+/**
+ * Child of leaks.test.ts (not a test file): subscribes to and unsubscribes
+ * from one backend's events() `CYCLES` times, with a few workers
+ * registered, and prints one JSON line of what the process held after a
+ * warm-up and after each of two windows of `CYCLES` cycles: open file
+ * descriptors, active handles, heap after a full GC, etcd's server-side
+ * watcher count, the memory registry's watchers. Run
+ * with --expose-gc. Usage: cycles.ts <backend> <namespace> <cycles> [etcd endpoint]
+ * (lan: inside a network namespace made by the test).
+ */
+import { readdirSync } from 'node:fs';
+import { get } from 'node:http';
+import { firstValueFrom, take, toArray } from 'rxjs';
+import { memoryDiscovery } from '../../../src/backends/memory/memoryDiscovery.js';
+import { MemoryRegistry } from '../../../src/backends/memory/MemoryRegistry.js';
+import type { Discovery } from '../../../src/discovery/types.js';
+import { workerInfo } from '../../../src/model/workerInfo.js';
+
+const [backend = 'memory', namespace = 'leaks', cyclesText = '1000', endpoint = ''] = process.argv.slice(2);
+const cycles = Number(cyclesText);
+const WORKERS = 5;
+
+async function discoveryOf(): Promise<Discovery> {
+  switch (backend) {
+    case 'memory':
+      return memoryDiscovery(namespace);
+    case 'local': {
+      const { localDiscovery } = await import('../../../src/backends/local/localDiscovery.js');
+      return localDiscovery(namespace);
+    }
+    case 'etcd': {
+      const { etcdDiscovery } = await import('../../../src/backends/etcd/etcdDiscovery.js');
+      return etcdDiscovery({ endpoints: endpoint, namespace, ttl: 10 });
+    }
+    case 'lan': {
+      const { lanDiscovery } = await import('../../../src/backends/lan/lanDiscovery.js');
+      return lanDiscovery(namespace, { advertiseHost: '127.0.0.1' });
+    }
+    default:
+      throw new Error(`unknown backend ${backend}`);
+  }
+}
+
+/** Open descriptors, once the count has been the same twice 100 ms apart (sockets closing in the background). */
+async function settledFds(): Promise<number> {
+  let last = -1;
+  for (let i = 0; i < 20; i++) {
+    const now = readdirSync('/proc/self/fd').length;
+    if (now === last) return now;
+    last = now;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return last;
+}
+
+/** etcd's own count of open watchers and watch streams (its Prometheus gauges), or -1 for other backends. */
+async function serverWatchers(): Promise<number> {
+  if (backend !== 'etcd') return -1;
+  // Not fetch(): its keep-alive pool would hold a descriptor of its own.
+  const text = await new Promise<string>((resolve, reject) => {
+    get(`${endpoint}/metrics`, { agent: false }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
+  // Watchers, plus the gRPC watch streams that carry them.
+  let total = 0;
+  for (const gauge of ['etcd_debugging_mvcc_watcher_total', 'etcd_debugging_mvcc_watch_stream_total']) {
+    const match = new RegExp(`^${gauge} (\\d+)`, 'm').exec(text);
+    if (match === null) throw new Error(`etcd /metrics has no ${gauge}`);
+    total += Number(match[1]);
+  }
+  return total;
+}
+
+async function usage(): Promise<{ fds: number; handles: number; heap: number; watchers: number; registryWatchers: number }> {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  return {
+    fds: await settledFds(),
+    handles: process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap').length,
+    heap: process.memoryUsage().heapUsed,
+    watchers: await serverWatchers(),
+    registryWatchers: MemoryRegistry.default.watcherCount(namespace),
+  };
+}
+
+const discovery = await discoveryOf();
+const publisher = discovery.publisher();
+for (let n = 1; n <= WORKERS; n++) {
+  await publisher.publish(
+    'worker-added',
+    workerInfo({ uid: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`, address: `127.0.0.1:${7000 + n}`, pid: process.pid, version: '1' }),
+  );
+}
+// Most cycles subscribe then unsubscribe after 0-5 ms (while connecting or
+// reading); every `waitEvery`-th waits for the initial state first (LAN's
+// take ~100 ms, so it waits less often).
+const waitEvery = backend === 'lan' ? 10 : 2;
+let count = 0;
+const cycle = async (): Promise<unknown> => {
+  count++;
+  if (count % waitEvery === 0) return firstValueFrom(discovery.events().pipe(take(WORKERS), toArray()));
+  const subscription = discovery.events().subscribe();
+  await new Promise((resolve) => setTimeout(resolve, count % 6));
+  subscription.unsubscribe();
+  return undefined;
+};
+const run = async (n: number): Promise<void> => {
+  for (let i = 0; i < n; i++) await cycle();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+};
+// Warm-up (connections, JIT, lazily made pools), then two measured windows:
+// a per-cycle leak grows the second window as much as the first; a warm-up
+// plateau does not.
+await run(200);
+const start = await usage();
+await run(cycles);
+const middle = await usage();
+await run(cycles);
+const end = await usage();
+process.stdout.write(`${JSON.stringify({ backend, cycles, start, middle, end })}\n`);
+await publisher.close();
+process.exit(0);
