@@ -3,6 +3,19 @@ import { MissingDependencyError } from '../errors/MissingDependencyError.js';
 
 const loaded = new Map<string, unknown>();
 
+/**
+ * Node's `require`, from woolrx's location: from `import.meta.url` (the ESM
+ * build; the CJS build gets it from tsup's shim), or — when a bundler has put
+ * woolrx into a CommonJS bundle, where `import.meta` is empty — the bundle's
+ * own `require`, which resolves from the application's `node_modules`.
+ */
+function nodeRequire(): (id: string) => unknown {
+  const url = (import.meta as { url?: string }).url;
+  if (url !== undefined) return createRequire(url);
+  if (typeof require === 'function') return require;
+  throw new Error('no CommonJS require() available to load optional packages');
+}
+
 function notFound(error: unknown, packageName: string): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') return false;
@@ -25,7 +38,7 @@ export function requireOptional<T>(packageName: string, entry: string): T {
   if (loaded.has(packageName)) return loaded.get(packageName) as T;
   let value: T;
   try {
-    value = createRequire(import.meta.url)(packageName) as T;
+    value = nodeRequire()(packageName) as T;
   } catch (error) {
     throw new MissingDependencyError(packageName, entry, !notFound(error, packageName), { cause: error });
   }

@@ -4,7 +4,7 @@
 // project type-checks a program on every entry (nodenext, node16, bundler,
 // node10; a browser lib without esnext.disposable) and runs it: woolrx/local
 // publishes and watches through shared memory, woolrx/etcd loads etcd3 on first
-// use. A core-only install (no optional packages, no etcd3) still loads
+// use, also from an esbuild bundle of the program. A core-only install (no optional packages, no etcd3) still loads
 // woolrx/local and woolrx/etcd and fails on use with a MissingDependencyError,
 // catchable from ESM and CJS. Install sizes are reported as diagnostics.
 // Needs network access to the npm registry (rxjs, etcd3, @types/node);
@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = join(REPO, 'test/package/fixtures');
 const TSC = join(REPO, 'node_modules/typescript/bin/tsc');
+const ESBUILD = join(REPO, 'node_modules/.bin/esbuild');
 const TOOLCHAIN = /^(?:(?:[\w-]+-linux-gnu-)?(?:g\+\+|gcc|c\+\+|cc|cpp|clang|clang\+\+)(?:-[\d.]+)?|make|gmake)$/;
 const MB = 1024 * 1024;
 
@@ -215,6 +216,13 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
       etcd: 'WOOLRX_ETCD_UNAVAILABLE',
       missingDependencyError: 'function',
     });
+
+    // Bundled into one CommonJS file with no externals, as an Electron main
+    // process often is: the optional packages (the .node addon, etcd3 and its
+    // .proto files) stay out of the bundle and load from node_modules.
+    ok(run(ESBUILD, ['program.ts', '--bundle', '--platform=node', '--format=cjs', '--outfile=bundle/main.cjs', '--log-level=error'], dir), 'esbuild');
+    const bundled = JSON.parse(runProgram('bundle/main.cjs', dir, [], { WOOLRX_CLOSED_ENDPOINT: endpoint })) as Record<string, unknown>;
+    assert.deepEqual(bundled, out, 'the bundle behaves as the program');
   });
 
   it('CJS project: installs, type-checks (node16, node10 through typesVersions) and runs every entry', async () => {
