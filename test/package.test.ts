@@ -103,7 +103,7 @@ describe('package', () => {
   it('woolrx/testing loads from ESM and CJS', () => {
     const esm = run(['--input-type=module', '-e', "import { testWorker } from 'woolrx/testing'; console.log(testWorker(1).uid)"]);
     const cjs = run(['-e', "console.log(require('woolrx/testing').testWorker(1).uid)"]);
-    assert.equal(esm.trim(), '00000000-0000-4000-8000-000000000001');
+    assert.equal(esm.trim(), '9e3779b1-0000-4000-8000-000000000001');
     assert.equal(cjs, esm);
   });
 

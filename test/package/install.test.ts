@@ -209,7 +209,7 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
       codec: true,
       memory: 'worker-added',
       bridge: '127.0.0.1:50051',
-      testing: '00000000-0000-4000-8000-000000000001',
+      testing: '9e3779b1-0000-4000-8000-000000000001',
       localAdded: ['gpu'],
       localDropped: 'worker-dropped',
       lan: ['_wool-a46a1b._tcp.local.', 'pkg'],

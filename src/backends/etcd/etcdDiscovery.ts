@@ -3,7 +3,7 @@ import { createDiscovery } from '../../discovery/createDiscovery.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import { EtcdConnection } from './EtcdConnection.js';
 import { EtcdPublisher } from './EtcdPublisher.js';
-import { EtcdSubscription } from './EtcdSubscription.js';
+import { EtcdWatch } from './EtcdWatch.js';
 import { etcdSettings } from './etcdSettings.js';
 import type { EtcdDiscoveryOptions } from './types.js';
 
@@ -56,7 +56,7 @@ export function etcdDiscovery(options: EtcdDiscoveryOptions = {}): Discovery {
   const discovery = createDiscovery({
     namespace: settings.namespace,
     watch: (sink) => {
-      const subscription = new EtcdSubscription(settings, connection, diagnostics, sink);
+      const subscription = new EtcdWatch(settings, connection, diagnostics, sink);
       subscription.start();
       return () => subscription.stop();
     },

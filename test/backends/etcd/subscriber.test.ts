@@ -9,7 +9,7 @@ import type { Etcd3 } from 'etcd3';
 import { firstValueFrom, Subject } from 'rxjs';
 import { EtcdConnection } from '../../../src/backends/etcd/EtcdConnection.js';
 import { etcdDiscovery } from '../../../src/backends/etcd/etcdDiscovery.js';
-import { EtcdSubscription } from '../../../src/backends/etcd/EtcdSubscription.js';
+import { EtcdWatch } from '../../../src/backends/etcd/EtcdWatch.js';
 import { etcdSettings } from '../../../src/backends/etcd/etcdSettings.js';
 import { encodeWorker } from '../../../src/codec/encodeWorker.js';
 import type { DiscoverySink } from '../../../src/discovery/DiscoverySink.js';
@@ -269,7 +269,7 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
       error: (error) => void log.push(`error ${String(error)}`),
       closed: false,
     };
-    const subscription = new EtcdSubscription(settings, connection, diagnostics, sink);
+    const subscription = new EtcdWatch(settings, connection, diagnostics, sink);
     try {
       const [a, b, c] = ['A', 'B', 'C'].map((name) => {
         const worker = makeWorker();

@@ -79,7 +79,7 @@ function isFatal(error: unknown): boolean {
  *   and reported as `warning` diagnostics, then `recovered`.
  * @internal
  */
-export class EtcdSubscription {
+export class EtcdWatch {
   readonly #settings: EtcdSettings;
   readonly #connection: EtcdConnection;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
@@ -268,7 +268,7 @@ export class EtcdSubscription {
         };
         const timer = setTimeout(() => {
           settled();
-          EtcdSubscription.#close(stream);
+          EtcdWatch.#close(stream);
           reject(new GRPCDeadlineExceededError(`etcd did not confirm the watch within ${this.#settings.requestTimeout} ms`));
         }, this.#settings.requestTimeout);
         // Closed before etcd confirmed it (unsubscribed, abandoned): settle now, leave no timer behind.
@@ -400,7 +400,7 @@ export class EtcdSubscription {
     abandon?.();
     const stream = this.#stream;
     this.#stream = undefined;
-    if (stream !== undefined) EtcdSubscription.#close(stream);
+    if (stream !== undefined) EtcdWatch.#close(stream);
   }
 
   static #close(stream: WatchStream): void {
