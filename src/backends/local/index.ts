@@ -6,4 +6,5 @@
 export { localDiscovery } from './localDiscovery.js';
 export type { LocalDiscoveryOptions } from './types.js';
 export { LockTimeoutError } from './LockTimeoutError.js';
+export { UnsafeObjectError } from './UnsafeObjectError.js';
 export { shortHash } from './shortHash.js';

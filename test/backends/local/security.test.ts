@@ -8,11 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, writeSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { localDiscovery } from '../../../src/backends/local/index.js';
+import { localDiscovery, UnsafeObjectError } from '../../../src/backends/local/index.js';
 import { blockName } from '../../../src/backends/local/blockName.js';
 import { localNames } from '../../../src/backends/local/localNames.js';
 import { SegmentFile } from '../../../src/backends/local/SegmentFile.js';
-import { UnsafeObjectError } from '../../../src/backends/local/UnsafeObjectError.js';
 import { WoolrxError } from '../../../src/errors/WoolrxError.js';
 import { assertClean, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from './helpers.js';
 
