@@ -1,6 +1,7 @@
 import { closeSync, constants, lstatSync, readSync, rmdirSync, statSync, writeSync } from 'node:fs';
 import { assertSafe } from './assertSafe.js';
 import { openSafe } from './openSafe.js';
+import { reclaimOrphan } from './reclaimOrphan.js';
 import { SegmentFile } from './SegmentFile.js';
 import { closeNotify, ensureNotifyDir } from './touchNotify.js';
 import type { LocalNames } from './types.js';
@@ -82,6 +83,7 @@ export function cleanupNamespace(names: LocalNames): boolean {
     }
     unlinkQuietly(names.segmentPath);
   }
+  reclaimOrphan(names);
   unlinkQuietly(names.journalPath);
   closeNotify(names);
   // Nothing is removed from a notification directory that is not safe

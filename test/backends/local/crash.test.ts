@@ -3,12 +3,17 @@
 // dead publishers' workers are dropped within the liveness period, and no
 // block is left once every process has exited (orphans reclaimed).
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { localDiscovery } from '../../../src/backends/local/index.js';
+import { blockName } from '../../../src/backends/local/blockName.js';
+import { localNames } from '../../../src/backends/local/localNames.js';
+import { uidBytes } from '../../../src/backends/local/uidBytes.js';
+import { writeBlock } from '../../../src/backends/local/writeBlock.js';
 import { decodeWorker } from '../../../src/codec/decodeWorker.js';
-import { assertClean, Child, killChildren, makeWorker, Recorder, strayTestFiles, uniqueNamespace, waitFor } from './helpers.js';
+import { encodeWorker } from '../../../src/codec/encodeWorker.js';
+import { assertClean, Child, killChildren, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from './helpers.js';
 
 const POLL = 250;
 
@@ -85,5 +90,19 @@ describe('local backend: kill -9 of busy publishers', () => {
       recorder.stop();
     }
     await assertClean(namespace, [mine.uid]);
+  });
+
+  it('an orphan block left by a holder killed before its slot, with no publish after: the last one out reclaims it', async () => {
+    const namespace = uniqueNamespace('orphan');
+    const names = localNames(namespace, TMP);
+    const w = makeWorker();
+    // What a publisher killed between its block and its slot leaves: the
+    // block, and its intent record in woolrx's lock file (no segment yet).
+    mkdirSync(names.lockDirPath, { mode: 0o700 });
+    writeFileSync(names.rxLockPath, uidBytes(w.uid), { mode: 0o600 });
+    writeBlock(join('/dev/shm', blockName(w.uid)), encodeWorker(w), 1024, w.uid, true);
+    localDiscovery(namespace, { pollInterval: false }).events().subscribe().unsubscribe();
+    await waitFor(() => !existsSync(join('/dev/shm', blockName(w.uid))), 'the orphan block reclaimed', 3_000);
+    await assertClean(namespace, [w.uid]);
   });
 });
