@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import fsExt from 'fs-ext';
 
 const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
 const HEADER_SIZE = 64;
@@ -10,6 +11,21 @@ const NO_SLOT = 0xffffffff;
 export const JOURNAL_RECORDS = 512;
 /** Payload length meaning "too large for the journal: read the worker's block". */
 export const SEE_BLOCK = 0xffffffff;
+
+/**
+ * Takes a non-blocking `flock(2)` on a descriptor.
+ * @returns `false` when another descriptor holds a conflicting lock.
+ */
+function tryFlock(fd: number, how: 'shnb' | 'exnb'): boolean {
+  try {
+    fsExt.flockSync(fd, how);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') return false;
+    throw error;
+  }
+}
 
 /** A u64 LE below 2^53 as a number (no BigInt: this runs for every record). */
 function readU64(buffer: Buffer, offset: number): number {
@@ -63,6 +79,12 @@ export interface JournalRecord {
  * overwritten meanwhile. A file of another format is not used (openForRead
  * and openForWrite return `undefined`): subscribers then find every change
  * by scanning, as they do wool's.
+ *
+ * Whoever has it open (a publisher, a subscriber) holds a shared `flock` on
+ * it for as long: the last woolrx process to leave a namespace whose
+ * segment stays (wool's, or holding wool's workers) removes the journal
+ * when no one else holds it ({@link Journal.removeIfUnused}), since wool,
+ * leaving last, would not.
  * @internal
  */
 export class Journal {
@@ -110,6 +132,8 @@ export class Journal {
       randomBytes(8).copy(header, 24);
       header.writeUInt32LE(MAGIC, 0);
       writeSync(fd, header, 0, HEADER_SIZE, 0);
+      // Under the namespace lock: nobody is removing it.
+      tryFlock(fd, 'shnb');
       return new Journal(fd);
     } catch (error) {
       closeSync(fd);
@@ -133,13 +157,46 @@ export class Journal {
     return Journal.#adopt(fd);
   }
 
-  /** Wraps an open descriptor; closes it and returns `undefined` if it is not a journal of this format. */
+  /**
+   * Wraps an open descriptor, holding a shared `flock` on it; closes it and
+   * returns `undefined` if it is not a journal of this format, or is being
+   * removed (its remover holds an exclusive `flock`).
+   */
   static #adopt(fd: number): Journal | undefined {
     try {
+      if (!tryFlock(fd, 'shnb')) {
+        closeSync(fd);
+        return undefined;
+      }
       return new Journal(fd);
     } catch {
       closeSync(fd);
       return undefined;
+    }
+  }
+
+  /**
+   * Removes the journal if no process has it open (as a {@link Journal}:
+   * each holds a shared `flock`). Call under the namespace lock, with this
+   * process's own journals closed.
+   * @param path The journal's path.
+   * @returns Whether there is no journal left.
+   * @internal
+   */
+  static removeIfUnused(path: string): boolean {
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDONLY);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      throw error;
+    }
+    try {
+      if (!tryFlock(fd, 'exnb')) return false;
+      unlinkSync(path);
+      return true;
+    } finally {
+      closeSync(fd);
     }
   }
 
