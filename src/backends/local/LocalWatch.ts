@@ -13,6 +13,9 @@ import { slotUid } from './slotUid.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { WorkerBlocks } from './WorkerBlocks.js';
 
+/** Longest wait for the lock of a subscriber's background work, in ms. */
+const BACKGROUND_LOCK_TIMEOUT = 30_000;
+
 /**
  * One subscription's watch of a local namespace: the loop that composes
  * the pieces. Finding what changed costs what changed, not what exists:
@@ -65,6 +68,9 @@ export class LocalWatch {
    */
   constructor(names: LocalNames, settings: LocalSettings, diagnostics: Subject<DiscoveryDiagnostic>, sink: DiscoverySink) {
     this.#names = names;
+    // The subscriber's own background work (reclaims, the last one out's
+    // cleanup) never waits for the lock without bound.
+    settings = { ...settings, lockTimeout: Math.min(settings.lockTimeout, BACKGROUND_LOCK_TIMEOUT) };
     this.#settings = settings;
     this.#diagnostics = diagnostics;
     this.#sink = sink;
