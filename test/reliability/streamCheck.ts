@@ -8,11 +8,10 @@ import { sameWorker } from '../../src/model/sameWorker.js';
 import type { DiscoveryEvent } from '../../src/events/types.js';
 import type { WorkerInfo } from '../../src/model/types.js';
 
-/** The serial a test worker's version carries (`v<serial>`). */
-export function serialOf(worker: WorkerInfo): number {
+/** The serial a test worker's version carries (`v<serial>`); `undefined` for another version (a wool peer's worker: not order-checked). */
+export function serialOf(worker: WorkerInfo): number | undefined {
   const match = /^v(\d+)$/.exec(worker.version);
-  if (match === null) throw new Error(`test worker ${worker.uid} has no serial version: ${worker.version}`);
-  return Number(match[1]);
+  return match === null ? undefined : Number(match[1]);
 }
 
 export interface StreamCheck {
@@ -37,22 +36,23 @@ export function checkStream(events: readonly DiscoveryEvent[], label: string): S
   for (const [i, { type, worker }] of events.entries()) {
     const uid = worker.uid;
     const known = state.get(uid);
-    const serial = serialOf(worker);
+    const serial = serialOf(worker) ?? Number.POSITIVE_INFINITY;
     const before = last.get(uid) ?? -1;
-    const at = `${label} event ${i} (${type} ${uid} v${serial})`;
+    const ordered = Number.isFinite(serial);
+    const at = `${label} event ${i} (${type} ${uid} ${worker.version})`;
     if (type === 'worker-added') {
       counts.added += 1;
       if (known !== undefined) violations.push(`${at}: added while known (duplicate)`);
-      if (serial <= before) violations.push(`${at}: resurrected or out of order (last seen v${before})`);
+      if (ordered && serial <= before) violations.push(`${at}: resurrected or out of order (last seen v${before})`);
       state.set(uid, worker);
-      last.set(uid, Math.max(before, serial));
+      if (ordered) last.set(uid, Math.max(before, serial));
     } else if (type === 'worker-updated') {
       counts.updated += 1;
       if (known === undefined) violations.push(`${at}: updated while unknown (spurious)`);
       else if (sameWorker(known, worker)) violations.push(`${at}: update to identical metadata (spurious)`);
-      if (serial <= before) violations.push(`${at}: out of order (last seen v${before})`);
+      if (ordered && serial <= before) violations.push(`${at}: out of order (last seen v${before})`);
       state.set(uid, worker);
-      last.set(uid, Math.max(before, serial));
+      if (ordered) last.set(uid, Math.max(before, serial));
     } else {
       counts.dropped += 1;
       if (known === undefined) violations.push(`${at}: dropped while unknown (spurious)`);
