@@ -1,28 +1,53 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+import { emptyModule } from './scripts/build/emptyModule.js';
+import { lazyOptionalModule } from './scripts/build/lazyOptionalModule.js';
 
 /**
- * One build, two formats. Every public entry is listed here and in the
- * `exports` map of package.json; the core entry (`src/index.ts`) and
+ * The library's public entries: listed here and in the `exports` map (and
+ * `typesVersions`) of package.json. The core entry (`src/index.ts`) and
  * `testing` must stay free of Node built-ins (test/browserBundle.test.ts).
  */
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'testing/index': 'src/testing/index.ts',
-    'bridge/index': 'src/bridge/index.ts',
-    'local/index': 'src/backends/local/index.ts',
-    'lan/index': 'src/backends/lan/index.ts',
-    'etcd/index': 'src/backends/etcd/index.ts',
-    'cli/main': 'src/cli/main.ts',
-  },
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
+const entry = {
+  index: 'src/index.ts',
+  'testing/index': 'src/testing/index.ts',
+  'bridge/index': 'src/bridge/index.ts',
+  'local/index': 'src/backends/local/index.ts',
+  'lan/index': 'src/backends/lan/index.ts',
+  'etcd/index': 'src/backends/etcd/index.ts',
+};
+
+/**
+ * Shared by both builds.
+ * - rxjs is the peer; proper-lockfile and multicast-dns are small plain-JS
+ *   dependencies reached only from the backend subpaths.
+ * - protobufjs's minimal runtime (about 20 kB) is bundled, so the core has no
+ *   dependency besides rxjs (its licence is in THIRD_PARTY_NOTICES.md);
+ *   its optional `long` is left out (wool's messages have no 64-bit field).
+ * - etcd3 (an optional peer, with grpc) and fs-ext-extra-prebuilt (an
+ *   optional native addon) are never imported at load time: the first use
+ *   loads them and a missing one is a `MissingDependencyError` naming the
+ *   package (see scripts/build/lazyOptionalModule.ts).
+ * - No source maps: the package ships no sources for them to point at.
+ * - `silent`: build output never mixes with a command's output (`npm start`).
+ */
+const common: Options = {
+  target: 'node20',
+  sourcemap: false,
   splitting: true,
   treeshake: true,
-  target: 'node20',
-  // Dependencies stay external (installed alongside); native and Node-only
-  // ones are only reached from the backend subpaths.
-  external: ['rxjs', 'fs-ext', 'proper-lockfile', 'etcd3', 'bonjour-service', 'multicast-dns'],
-});
+  shims: true,
+  // Class names survive bundling: errors' `name` and cross-copy `instanceof` (WoolrxError) use them.
+  keepNames: true,
+  silent: true,
+  external: ['rxjs', 'proper-lockfile', 'multicast-dns', 'fs-ext-extra-prebuilt'],
+  // etcd3 is 'not external' only so that lazyOptionalModule gets to resolve it.
+  noExternal: ['protobufjs', 'etcd3', 'long'],
+  esbuildPlugins: [lazyOptionalModule('etcd3'), emptyModule('long')],
+};
+
+export default defineConfig([
+  // The library: ESM + CJS with declarations for both.
+  { ...common, entry, format: ['esm', 'cjs'], dts: true, clean: false },
+  // The `woolrx` executable: ESM only, no declarations (it is not an API).
+  { ...common, entry: { main: 'src/cli/main.ts' }, format: ['esm'], dts: false, clean: false, outDir: 'dist/cli' },
+]);

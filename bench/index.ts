@@ -81,10 +81,13 @@ async function runCore(): Promise<Record<string, unknown>> {
   const { benchDiffSnapshots } = await import('./core/diffSnapshots.js');
   const diff = await benchDiffSnapshots({ workers: workersArg ?? 10_000, changedFraction: 0.01, snapshots: 500 });
   printTable(`diffSnapshots: ${workersArg ?? 10_000} workers, 1 % changed per snapshot`, diff);
+  const { benchOperators } = await import('./core/operators.js');
+  const operators = await benchOperators({ workers: Math.min(workersArg ?? 10_000, 1_000), events: 200_000 });
+  printTable(`event operators: 200000 events of ${Math.min(workersArg ?? 10_000, 1_000)} workers`, operators);
   const codec = await benchCodec();
   printTable('codec', codec);
   const result: Record<string, unknown> = { suite: 'core', workers: workersArg ?? 10_000 };
-  for (const row of [...diff, ...codec]) result[`${row.name} (${row.unit})`] = Number(row.value.toPrecision(4));
+  for (const row of [...diff, ...operators, ...codec]) result[`${row.name} (${row.unit})`] = Number(row.value.toPrecision(4));
   return result;
 }
 

@@ -13,10 +13,9 @@ import { PredicatedQueue } from '../src/operators/PredicatedQueue.js';
 import { diffSnapshots } from '../src/operators/diffSnapshots.js';
 import { expireWorkers } from '../src/operators/expireWorkers.js';
 import { filterWorkers } from '../src/operators/filterWorkers.js';
-import { predicatedTake } from '../src/operators/predicatedTake.js';
 import { shareWorkers } from '../src/operators/shareWorkers.js';
 import { toSnapshots } from '../src/operators/toSnapshots.js';
-import { added, dropped, snap, updated, w } from './helpers.js';
+import { added, dropped, snapshotOf as snap, testWorker as w, updated } from '../src/testing/index.js';
 
 /** What a value stands for, which picks its colour in the picture. */
 export type Tone = 'added' | 'updated' | 'dropped' | 'snapshot' | 'item';
@@ -38,6 +37,12 @@ export interface MarbleLine {
   readonly subscription?: string;
   /** Inputs are drawn above the operator box, outputs below it. */
   readonly role: 'input' | 'output';
+  /**
+   * What the line's letters stand for (the value map given to the
+   * TestScheduler); the diagram spec checks each letter's legend tone
+   * against it (an event's type, a snapshot).
+   */
+  readonly values?: Readonly<Record<string, unknown>>;
 }
 
 /** A marble diagram: what is drawn, and the check that the operator really behaves so. */
@@ -68,12 +73,12 @@ const diffSnapshotsDiagram = ((): MarbleDiagram => {
   const w2 = w(2);
   const w2v2 = w(2, { version: '2.0.0' });
   const w3 = w(3);
-  const lines: MarbleLine[] = [
-    { label: 'snapshots', marbles: '-a------b------c--|', subscription: '^-----------------!', role: 'input' },
-    { label: 'events', marbles: '-(xy)---(dpz)--q--|', role: 'output' },
-  ];
   const inputs = { a: snap(w1, w2), b: snap(w2v2, w3), c: snap(w3) };
   const outputs = { x: added(w1), y: added(w2), d: dropped(w1), p: updated(w2v2), z: added(w3), q: dropped(w2v2) };
+  const lines: MarbleLine[] = [
+    { label: 'snapshots', marbles: '-a------b------c--|', subscription: '^-----------------!', role: 'input', values: inputs },
+    { label: 'events', marbles: '-(xy)---(dpz)--q--|', role: 'output', values: outputs },
+  ];
   return {
     name: 'diffSnapshots',
     title: 'diffSnapshots(): from snapshots of the current workers to the events between them',
@@ -103,12 +108,12 @@ const toSnapshotsDiagram = ((): MarbleDiagram => {
   const w1 = w(1);
   const w1v2 = w(1, { version: '2.0.0' });
   const w2 = w(2);
-  const lines: MarbleLine[] = [
-    { label: 'events', marbles: '-a--(bc)--d--|', subscription: '^------------!', role: 'input' },
-    { label: 'snapshots', marbles: '-A--B-----C--|', role: 'output' },
-  ];
   const inputs = { a: added(w1), b: added(w2), c: updated(w1v2), d: dropped(w2) };
   const outputs = { A: snap(w1), B: snap(w1v2, w2), C: snap(w1v2) };
+  const lines: MarbleLine[] = [
+    { label: 'events', marbles: '-a--(bc)--d--|', subscription: '^------------!', role: 'input', values: inputs },
+    { label: 'snapshots', marbles: '-A--B-----C--|', role: 'output', values: outputs },
+  ];
   return {
     name: 'toSnapshots',
     title: 'toSnapshots(): one snapshot of the current workers per synchronous burst of events',
@@ -137,12 +142,12 @@ const filterWorkersDiagram = ((): MarbleDiagram => {
   const w1cpu = w(1, { tags: ['cpu'] });
   const w2 = w(2, { tags: ['cpu'] });
   const w2gpu = w(2, { tags: ['gpu'] });
-  const lines: MarbleLine[] = [
-    { label: 'events', marbles: '-a--b--c--d--e--|', subscription: '^---------------!', role: 'input' },
-    { label: 'gpu workers', marbles: '-a-----C--D--e--|', role: 'output' },
-  ];
   const inputs = { a: added(w1), b: added(w2), c: updated(w2gpu), d: updated(w1cpu), e: dropped(w2gpu) };
   const outputs = { a: added(w1), C: added(w2gpu), D: dropped(w1), e: dropped(w2gpu) };
+  const lines: MarbleLine[] = [
+    { label: 'events', marbles: '-a--b--c--d--e--|', subscription: '^---------------!', role: 'input', values: inputs },
+    { label: 'gpu workers', marbles: '-a-----C--D--e--|', role: 'output', values: outputs },
+  ];
   return {
     name: 'filterWorkers',
     title: 'filterWorkers(p): workers that start or stop passing p are added or dropped',
@@ -167,7 +172,7 @@ const filterWorkersDiagram = ((): MarbleDiagram => {
   };
 })();
 
-const predicatedTakeDiagram = ((): MarbleDiagram => {
+const predicatedQueueDiagram = ((): MarbleDiagram => {
   const isUpper = (item: string): boolean => item === item.toUpperCase();
   const any = (): boolean => true;
   const lines: MarbleLine[] = [
@@ -177,9 +182,9 @@ const predicatedTakeDiagram = ((): MarbleDiagram => {
     { label: 'take(any, 1)', marbles: '-----------|', subscription: '---^', role: 'output' },
   ];
   return {
-    name: 'predicatedTake',
-    title: 'predicatedTake(p, n) on a PredicatedQueue: each item goes to the earliest taker that accepts it',
-    operator: 'queue.pipe(predicatedTake(p, n))',
+    name: 'PredicatedQueue',
+    title: 'PredicatedQueue.take(p, n): each item goes to the earliest taker that accepts it',
+    operator: 'queue.take(p, n)',
     lines,
     legend: [
       { key: 'a', text: 'an item only the any-takers accept', tone: 'item' },
@@ -198,9 +203,9 @@ const predicatedTakeDiagram = ((): MarbleDiagram => {
       const upper = lineOf(lines, 'take(upper, 1)');
       const two = lineOf(lines, 'take(any, 2)');
       const late = lineOf(lines, 'take(any, 1)');
-      expectObservable(queue.pipe(predicatedTake(isUpper)), subscriptionOf(upper)).toBe(upper.marbles);
-      expectObservable(queue.pipe(predicatedTake(any, 2)), subscriptionOf(two)).toBe(two.marbles);
-      expectObservable(queue.pipe(predicatedTake(any)), subscriptionOf(late)).toBe(late.marbles);
+      expectObservable(queue.take(isUpper), subscriptionOf(upper)).toBe(upper.marbles);
+      expectObservable(queue.take(any, 2), subscriptionOf(two)).toBe(two.marbles);
+      expectObservable(queue.take(any), subscriptionOf(late)).toBe(late.marbles);
       expectSubscriptions(puts.subscriptions).toBe(subscriptionOf(input));
     },
   };
@@ -220,10 +225,10 @@ const shareWorkersDiagram = ((): MarbleDiagram => {
     x: dropped(w1),
   };
   const lines: MarbleLine[] = [
-    { label: 'source', marbles: '--a---b---x------u----c--|', subscription: '^------------------------!', role: 'input' },
-    { label: 'subscriber 1', marbles: '--a---b---x------u-', subscription: '^-----------------!', role: 'output' },
-    { label: 'subscriber 2', marbles: '------------b----u----c--|', subscription: '------------^', role: 'output' },
-    { label: 'subscriber 3', marbles: '-------------------v--c--|', subscription: '-------------------^', role: 'output' },
+    { label: 'source', marbles: '--a---b---x------u----c--|', subscription: '^------------------------!', role: 'input', values },
+    { label: 'subscriber 1', marbles: '--a---b---x------u-', subscription: '^-----------------!', role: 'output', values },
+    { label: 'subscriber 2', marbles: '------------b----u----c--|', subscription: '------------^', role: 'output', values },
+    { label: 'subscriber 3', marbles: '-------------------v--c--|', subscription: '-------------------^', role: 'output', values },
   ];
   return {
     name: 'shareWorkers',
@@ -254,21 +259,27 @@ const expireWorkersDiagram = ((): MarbleDiagram => {
   const w1 = w(1);
   const w2 = w(2);
   const w2v2 = w(2, { version: '2.0.0' });
-  const lines: MarbleLine[] = [
-    { label: 'sightings', marbles: '-a-b-a-c--------|', subscription: '^---------------!', role: 'input' },
-    { label: 'events', marbles: '-a-b---c--D-E---|', role: 'output' },
-  ];
+  // Inputs and outputs use different letters: a sighting's event type is not
+  // the type of what it becomes (b: updated in, added out), and a letter has
+  // one colour.
   const inputs = { a: added(w1), b: updated(w2), c: added(w2v2) };
-  const outputs = { a: added(w1), b: added(w2), c: updated(w2v2), D: dropped(w1), E: dropped(w2v2) };
+  const outputs = { A: added(w1), B: added(w2), C: updated(w2v2), D: dropped(w1), E: dropped(w2v2) };
+  const lines: MarbleLine[] = [
+    { label: 'sightings', marbles: '-a-b-a-c--------|', subscription: '^---------------!', role: 'input', values: inputs },
+    { label: 'events', marbles: '-A-B---C--D-E---|', role: 'output', values: outputs },
+  ];
   return {
     name: 'expireWorkers',
     title: 'expireWorkers(ttl): a worker not sighted again within ttl is dropped',
     operator: 'expireWorkers(5)',
     lines,
     legend: [
-      { key: 'a', text: 'sighting of 1: added at first, then nothing while unchanged', tone: 'added' },
-      { key: 'b', text: 'in: worker-updated 2; out: worker-added 2 (first sighting)', tone: 'added' },
-      { key: 'c', text: "sighting of 2′ (changed metadata): worker-updated", tone: 'updated' },
+      { key: 'a', text: 'sighting of 1 (worker-added; the same metadata both times)', tone: 'added' },
+      { key: 'b', text: 'sighting of 2 as worker-updated', tone: 'updated' },
+      { key: 'c', text: "sighting of 2′ (changed metadata) as worker-added", tone: 'added' },
+      { key: 'A', text: 'worker-added 1: first sighting (the second one emits nothing)', tone: 'added' },
+      { key: 'B', text: 'worker-added 2: first sighting, whatever its type', tone: 'added' },
+      { key: 'C', text: "worker-updated 2′: the metadata changed", tone: 'updated' },
       { key: 'D', text: 'worker-dropped 1, 5 frames after its last sighting', tone: 'dropped' },
       { key: 'E', text: "worker-dropped 2′, 5 frames after its last sighting", tone: 'dropped' },
     ],
@@ -286,7 +297,7 @@ export const diagrams: readonly MarbleDiagram[] = [
   diffSnapshotsDiagram,
   toSnapshotsDiagram,
   filterWorkersDiagram,
-  predicatedTakeDiagram,
+  predicatedQueueDiagram,
   shareWorkersDiagram,
   expireWorkersDiagram,
 ];

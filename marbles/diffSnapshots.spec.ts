@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { Subject } from 'rxjs';
 import type { DiscoveryEvent, WorkerSnapshot } from '../src/events/types.js';
 import { diffSnapshots } from '../src/operators/diffSnapshots.js';
-import { added, dropped, snap, testScheduler, uid, updated, w } from './helpers.js';
+import { added, dropped, snapshotOf as snap, updated, testWorker as w, workerTestScheduler as testScheduler } from '../src/testing/index.js';
 
 describe('diffSnapshots (marbles)', () => {
   it('emits worker-added for the first snapshot, then only the differences', () => {
@@ -123,7 +123,7 @@ describe('diffSnapshots (marbles)', () => {
     const w3 = w(3);
     const bad: WorkerSnapshot = new Map([
       [w3.uid, w3],
-      [uid(9), w2],
+      [w(9).uid, w2],
     ]);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('   -a--b--c--|', { a: snap(w1), b: bad, c: snap() });
@@ -132,7 +132,7 @@ describe('diffSnapshots (marbles)', () => {
       expectObservable(source.pipe(diffSnapshots())).toBe(
         expected,
         { x: added(w1) },
-        new TypeError(`diffSnapshots: snapshot key "${uid(9)}" does not match its worker's uid "${w2.uid}"`),
+        new TypeError(`diffSnapshots: snapshot key "${w(9).uid}" does not match its worker's uid "${w2.uid}"`),
       );
       expectSubscriptions(source.subscriptions).toBe(subs);
     });

@@ -4,7 +4,7 @@ import { NEVER, Subject, asyncScheduler, concat, from, interval, mergeMap, take,
 import { TestScheduler } from 'rxjs/testing';
 import type { DiscoveryEvent } from '../src/events/types.js';
 import { expireWorkers } from '../src/operators/expireWorkers.js';
-import { added, dropped, testScheduler, updated, w } from './helpers.js';
+import { added, dropped, updated, testWorker as w, workerTestScheduler as testScheduler } from '../src/testing/index.js';
 
 /** Wraps a scheduler, recording every action it schedules. */
 function spyScheduler(inner: SchedulerLike): SchedulerLike & { readonly actions: Subscription[] } {

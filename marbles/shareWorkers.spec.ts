@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Observable, SchedulerAction, SchedulerLike } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
-import { discoveryEvent } from '../src/events/discoveryEvent.js';
 import type { DiscoveryEvent } from '../src/events/types.js';
 import { describeValue } from '../src/model/describeValue.js';
 import { workerInfo } from '../src/model/workerInfo.js';
 import { shareWorkers } from '../src/operators/shareWorkers.js';
+import { added, dropped, updated, workerTestScheduler } from '../src/testing/index.js';
 
 const w1 = workerInfo({ uid: '11111111-1111-4111-8111-111111111111', address: 'h1:1', pid: 1, version: '1' });
 const w2 = workerInfo({ uid: '22222222-2222-4222-8222-222222222222', address: 'h2:1', pid: 2, version: '1' });
 const w2b = workerInfo({ ...w2, version: '2' });
 const w3 = workerInfo({ uid: '33333333-3333-4333-8333-333333333333', address: 'h3:1', pid: 3, version: '1' });
 
-const added = (worker: typeof w1): DiscoveryEvent => discoveryEvent('worker-added', worker);
-const updated = (worker: typeof w1): DiscoveryEvent => discoveryEvent('worker-updated', worker);
-const dropped = (worker: typeof w1): DiscoveryEvent => discoveryEvent('worker-dropped', worker);
 
 /** a = added 1, b = added 2, c = added 3, u = updated 2 (2'), v = added 2', x = dropped 1, y = dropped 2' */
 const values: Record<string, DiscoveryEvent> = {
@@ -28,9 +24,7 @@ const values: Record<string, DiscoveryEvent> = {
   y: dropped(w2b),
 };
 
-function testScheduler(): TestScheduler {
-  return new TestScheduler((actual, expected) => assert.deepStrictEqual(actual, expected));
-}
+const testScheduler = workerTestScheduler;
 
 describe('shareWorkers (marbles)', () => {
   it('multicasts one subscription; late subscribers get the current set, then live events', () => {

@@ -32,6 +32,7 @@ export { BlockExhaustedError } from './errors/BlockExhaustedError.js';
 export { WorkerDecodeError } from './errors/WorkerDecodeError.js';
 export { PublisherClosedError } from './errors/PublisherClosedError.js';
 export { QueueClosedError } from './errors/QueueClosedError.js';
+export { MissingDependencyError } from './errors/MissingDependencyError.js';
 
 // Codecs
 export { encodeWorker } from './codec/encodeWorker.js';

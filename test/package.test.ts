@@ -6,9 +6,19 @@ import { describe, it } from 'node:test';
 // `npm test` builds first (the `pretest` script), so dist/ is what users get.
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
   exports: Record<string, string | Record<string, Record<string, string>>>;
+  typesVersions: Record<string, Record<string, string[]>>;
   sideEffects: unknown;
+  license: string;
+  repository: { url: string };
+  homepage: string;
+  bugs: { url: string };
+  keywords: string[];
   peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  dependencies: Record<string, string>;
+  optionalDependencies: Record<string, string>;
 };
+const REPOSITORY = 'https://github.com/woolrx/woolrx';
 
 function run(args: string[]): string {
   return execFileSync(process.execPath, args, { encoding: 'utf8' });
@@ -18,6 +28,54 @@ describe('package', () => {
   it('is side-effect free with rxjs as a peer', () => {
     assert.equal(pkg.sideEffects, false);
     assert.match(pkg.peerDependencies['rxjs'] ?? '', /^\^7\.8/);
+  });
+
+  it('has its metadata: licence file, repository, homepage, bugs, keywords', () => {
+    assert.equal(pkg.license, 'Apache-2.0');
+    assert.match(readFileSync('LICENSE', 'utf8'), /^\s*Apache License\s+Version 2\.0, January 2004/);
+    assert.equal(pkg.repository.url, `git+${REPOSITORY}.git`);
+    assert.ok(pkg.homepage.startsWith(REPOSITORY));
+    assert.equal(pkg.bugs.url, `${REPOSITORY}/issues`);
+    assert.ok(pkg.keywords.length >= 5);
+  });
+
+  it('installs light: etcd3 is an optional peer, the flock addon an optional dependency, the protobuf runtime bundled', () => {
+    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['multicast-dns', 'proper-lockfile']);
+    assert.deepEqual(Object.keys(pkg.optionalDependencies), ['fs-ext-extra-prebuilt']);
+    assert.ok(pkg.peerDependencies['etcd3'] !== undefined && pkg.peerDependenciesMeta['etcd3']?.optional === true);
+  });
+
+  it('packs what users need and nothing else: no source maps, no CLI declarations or CJS CLI, the docs it links', () => {
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', env: { ...process.env, npm_config_json: 'true' } }),
+    ) as [{ files: { path: string }[] }];
+    const files = packed.files.map((file) => file.path);
+    for (const needed of ['LICENSE', 'README.md', 'THIRD_PARTY_NOTICES.md', 'docs/wool-wire.md', 'proto/woolrx.proto', 'dist/cli/main.js']) {
+      assert.ok(files.includes(needed), `${needed} is not packed`);
+    }
+    assert.deepEqual(files.filter((file) => file.endsWith('.map')), []);
+    assert.deepEqual(files.filter((file) => file.startsWith('dist/cli/') && !/^dist\/cli\/[\w-]+\.js$/.test(file)), []);
+    assert.deepEqual(files.filter((file) => !/^(dist\/|docs\/wool-wire\.md$|proto\/|LICENSE$|README\.md$|THIRD_PARTY_NOTICES\.md$|package\.json$)/.test(file)), []);
+  });
+
+  it('README links work on the npm page: absolute, to files that exist in the repository', () => {
+    const links = [...readFileSync('README.md', 'utf8').matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1] ?? '');
+    assert.ok(links.length > 10);
+    for (const link of links) {
+      assert.match(link, /^https:\/\//, `relative link ${link}`);
+      const inRepo = new RegExp(`^${REPOSITORY}/(?:blob|tree)/main/([^#]+)`).exec(link);
+      if (inRepo !== null) assert.ok(existsSync(inRepo[1] ?? ''), `${link}: ${inRepo[1]} does not exist`);
+    }
+  });
+
+  it('typesVersions (node10 resolution) lists every subpath of the exports map', () => {
+    const subpaths = Object.keys(pkg.exports).filter((key) => key !== '.' && key !== './package.json').map((key) => key.slice(2));
+    assert.deepEqual(Object.keys(pkg.typesVersions['*'] ?? {}).sort(), subpaths.sort());
+    for (const subpath of subpaths) {
+      const conditions = pkg.exports[`./${subpath}`];
+      assert.ok(typeof conditions === 'object');
+      assert.deepEqual(pkg.typesVersions['*']?.[subpath], [conditions['require']?.['types']]);
+    }
   });
 
   for (const [subpath, conditions] of Object.entries(pkg.exports)) {
@@ -45,7 +103,7 @@ describe('package', () => {
   it('woolrx/testing loads from ESM and CJS', () => {
     const esm = run(['--input-type=module', '-e', "import { testWorker } from 'woolrx/testing'; console.log(testWorker(1).uid)"]);
     const cjs = run(['-e', "console.log(require('woolrx/testing').testWorker(1).uid)"]);
-    assert.equal(esm.trim(), '00000000-0000-4000-8000-000000000001');
+    assert.equal(esm.trim(), '9e3779b1-0000-4000-8000-000000000001');
     assert.equal(cjs, esm);
   });
 

@@ -2,6 +2,22 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import type { DiscoveryEvent, DiscoveryEventType, WorkerSnapshot } from '../events/types.js';
 import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
 
+// The declarations `AsyncDisposable` needs, as TypeScript's esnext.disposable
+// lib and @types/node write them (identical declarations merge), so that a
+// consumer whose `lib` lacks esnext.disposable (e.g. ["ES2022", "DOM"])
+// type-checks woolrx's types.
+declare global {
+  interface SymbolConstructor {
+    /** The method `await using` calls (ES2026 explicit resource management). */
+    readonly asyncDispose: unique symbol;
+  }
+  /** An object `await using` can dispose. */
+  interface AsyncDisposable {
+    /** Releases the object's resources. */
+    [Symbol.asyncDispose](): PromiseLike<void>;
+  }
+}
+
 /**
  * Something a backend noticed that is not an event: a malformed record it
  * skipped, a warning, a recovery. Reported on {@link Discovery.diagnostics};

@@ -1,7 +1,7 @@
 import { Observable, type Subscriber } from 'rxjs';
 import { QueueClosedError } from '../errors/QueueClosedError.js';
 import { describeValue } from '../model/describeValue.js';
-import { EXCLUSIVE_TAKE, type ExclusiveTakeSource } from './exclusiveTake.js';
+import { checkTakeArguments } from './checkTakeArguments.js';
 
 /** Options of a {@link PredicatedQueue}. */
 export interface PredicatedQueueOptions {
@@ -45,33 +45,40 @@ interface Taker<T> {
   active: boolean;
 }
 
-const acceptAll = (): boolean => true;
-
 /**
  * A queue whose items are taken selectively and exclusively: each item goes
  * to at most one taker, the earliest-subscribed taker whose predicate
- * accepts it. The reactive replacement for wool's `PredicatedQueue`.
+ * accepts it. The reactive replacement for wool's `PredicatedQueue`: a
+ * taker with a predicate gets the first matching item; items it does not
+ * match stay queued for others.
  *
  * ```
- * tryPut:              -a-B---C----d--
- * take(isUpper, 2):    ^--B---(C|)         (a is lower case: it stays queued)
- * take(any):           ----------(a|)      (subscribed at 10: a was kept for it)
+ * tryPut:             --a--B--C--|
+ * take(isUpper):      ^----(B|)
+ * take(any, 2):       -^-a-----(C|)      (subscribed second: B went to the first taker)
+ * take(any):          ---^-------|       (nothing left for it; completes at close)
  * ```
  *
- * Take from it with {@link predicatedTake}: `queue.pipe(predicatedTake(p, n))`
- * is a cold Observable; each subscription is a *taker* that receives up to
- * `n` items matching `p` (queued ones first, oldest first, then new ones as
- * they arrive) and completes. Subscribing to the queue itself is a taker
- * that accepts everything, without limit.
+ * A plain class, not an Observable: put items in with {@link PredicatedQueue.put}
+ * (waits while full) or {@link PredicatedQueue.tryPut}, take them with
+ * {@link PredicatedQueue.take}, which returns a cold Observable: each
+ * subscription to it is a *taker* that receives up to `count` items matching
+ * its predicate (queued ones first, oldest first, then new ones as they
+ * arrive) and completes. Its result is an ordinary Observable: pipe it into
+ * anything (`filter`, `take`, `timeout`, ...) — what a taker receives has
+ * already left the queue.
  *
  * - Items that arrive while no taker wants them are buffered, in order, for
  *   later takers. An item leaves the queue only at the moment it is
- *   delivered, so unsubscribing a taker never loses an item.
- * - Takers are served in subscription order: a new item goes to the earliest
- *   taker that accepts it; a new taker gets the oldest items it accepts.
+ *   delivered, so unsubscribing a taker never loses an item, even in the
+ *   middle of a synchronous delivery (a downstream `take(1)`).
+ * - Takers are served in subscription order (FIFO): a new item goes to the
+ *   earliest taker that accepts it; a new taker gets the oldest items it
+ *   accepts.
  * - With `maxSize`, `put` waits while the buffer is full (backpressure) and
- *   waiting puts are admitted in order as space frees. A put whose item a
- *   taker wants right away completes at once, even when the buffer is full.
+ *   waiting puts are admitted in order as space frees; an `AbortSignal`
+ *   withdraws a waiting put. A put whose item a taker wants right away
+ *   completes at once, even when the buffer is full.
  * - Predicates should be pure: each is asked at most once per item, when the
  *   item or the taker arrives. A predicate that throws errors its own taker;
  *   the item stays for the others.
@@ -83,10 +90,6 @@ const acceptAll = (): boolean => true;
  *   no longer be satisfied complete. `error(err)` fails the queue: buffered
  *   items are discarded and every taker errors with `err`.
  *
- * Do not `queue.pipe(filter(p))`: that subscribes an accept-everything taker
- * that consumes, and `filter` then discards, every item `p` rejects. Use
- * `predicatedTake(p, Infinity)`.
- *
  * @example Lend workers tagged 'gpu' from a pool
  * ```ts
  * const pool = new PredicatedQueue<WorkerInfo>();
@@ -94,9 +97,7 @@ const acceptAll = (): boolean => true;
  * pool.tryPut(gpuWorker);
  *
  * // Exclusive: a concurrent caller asking for a gpu worker gets another one.
- * const worker = await firstValueFrom(
- *   pool.pipe(predicatedTake((w) => w.tags.includes('gpu'))),
- * );
+ * const worker = await firstValueFrom(pool.take((w) => w.tags.includes('gpu')));
  * try {
  *   await runOn(worker);
  * } finally {
@@ -106,8 +107,9 @@ const acceptAll = (): boolean => true;
  * // A worker that went away must leave the pool.
  * pool.remove((w) => w.uid === droppedUid);
  * ```
+ * @typeParam T The items.
  */
-export class PredicatedQueue<T> extends Observable<T> implements ExclusiveTakeSource<T> {
+export class PredicatedQueue<T> {
   /** The bound given at construction (`Infinity` when unbounded). */
   readonly maxSize: number;
 
@@ -126,11 +128,6 @@ export class PredicatedQueue<T> extends Observable<T> implements ExclusiveTakeSo
    * @throws TypeError naming the bad value if `options` or `maxSize` is invalid.
    */
   constructor(options: PredicatedQueueOptions = {}) {
-    // RxJS calls the subscribe function with `this` bound to the Observable
-    // (it is part of the constructor's public signature).
-    super(function (this: Observable<T>, subscriber: Subscriber<T>): void {
-      (this as PredicatedQueue<T>).#attach(subscriber, acceptAll, Infinity);
-    });
     this.maxSize = checkMaxSize(options);
   }
 
@@ -307,10 +304,42 @@ export class PredicatedQueue<T> extends Observable<T> implements ExclusiveTakeSo
     this.#drain();
   }
 
-  /** The exclusive take behind `predicatedTake` (see exclusiveTake.ts). */
-  [EXCLUSIVE_TAKE](predicate: (item: T) => boolean, count: number): Observable<T> {
+  /**
+   * Takes items: a cold Observable whose every subscription is a taker that
+   * receives the first `count` items matching `predicate` — queued ones
+   * first, oldest first, then new ones as they are put — none of which any
+   * other taker receives, then completes.
+   *
+   * ```
+   * tryPut:            --a--G--b--H--|
+   * take(isGpu):       ^----(G|)
+   * take(isGpu):       ^----------(H|)   (the first taker subscribed first, so it got G)
+   * take(any, 2):      --------------^(ab|)  (kept until someone wanted them; closed: complete)
+   * ```
+   *
+   * If the queue is closed, a taker completes once no queued item is left
+   * for it; if it failed, the taker errors. A throwing predicate errors its
+   * own taker only; the item stays queued.
+   *
+   * @example
+   * ```ts
+   * const gpu = await firstValueFrom(pool.take((w) => w.tags.includes('gpu')));
+   * ```
+   * @param predicate Called with each candidate item; a truthy result takes
+   * it. A type guard narrows the result's item type.
+   * @param count How many items to take before completing: a positive
+   * integer or `Infinity`. Defaults to 1.
+   * @returns A cold Observable of the taken items.
+   * @throws TypeError naming the value if `predicate` is not a function or
+   * `count` is not a positive integer or `Infinity`.
+   */
+  take<S extends T>(predicate: (item: T) => item is S, count?: number): Observable<S>;
+  take(predicate: (item: T) => boolean, count?: number): Observable<T>;
+  take(predicate: (item: T) => boolean, count = 1): Observable<T> {
+    checkTakeArguments('PredicatedQueue.take', predicate, count);
+    const test = (item: T): boolean => Boolean(predicate(item));
     return new Observable<T>((subscriber) => {
-      this.#attach(subscriber, predicate, count);
+      this.#attach(subscriber, test, count);
     });
   }
 

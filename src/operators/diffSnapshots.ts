@@ -1,25 +1,7 @@
-import { Observable, type OperatorFunction } from 'rxjs';
-import { discoveryEvent } from '../events/discoveryEvent.js';
+import { defer, mergeMap, type OperatorFunction } from 'rxjs';
+import { WorkerLedger } from '../discovery/WorkerLedger.js';
 import type { DiscoveryEvent, WorkerSnapshot } from '../events/types.js';
-import { describeValue } from '../model/describeValue.js';
-import { sameWorker } from '../model/sameWorker.js';
-import type { WorkerInfo } from '../model/types.js';
-
-const EMPTY: WorkerSnapshot = new Map<string, WorkerInfo>();
-
-function isMap(value: unknown): value is WorkerSnapshot {
-  // `instanceof` alone misses Maps from another realm (iframe, vm context).
-  return value instanceof Map || Object.prototype.toString.call(value) === '[object Map]';
-}
-
-function describeSnapshot(value: unknown): string {
-  if (Array.isArray(value)) return `array ${describeValue(value)}`;
-  if (value !== null && typeof value === 'object') {
-    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-    return `${typeof name === 'string' && name !== '' ? name : 'object'} ${describeValue(value)}`;
-  }
-  return describeValue(value);
-}
+import { diffSnapshotsStep } from './diffSnapshotsStep.js';
 
 /**
  * Turns a stream of worker snapshots into the worker events that lead from
@@ -58,7 +40,18 @@ function describeSnapshot(value: unknown): string {
  * is not a `Map`, or a key that differs from its worker's `uid`, errors the
  * stream with a `TypeError` naming the value, and no partial diff is emitted.
  *
- * The operator keeps a reference to the previous snapshot instead of copying
+ * In RxJS terms: per subscription (`defer`), a `WorkerLedger` — the same
+ * ledger every backend keeps — and a `mergeMap` of each snapshot to the
+ * array of events `ledger.reconcile(snapshot)` returns:
+ *
+ * ```ts
+ * defer(() => {
+ *   const ledger = new WorkerLedger();
+ *   return source.pipe(mergeMap((snapshot) => ledger.reconcile(snapshot)));
+ * });
+ * ```
+ *
+ * The ledger keeps a reference to the previous snapshot instead of copying
  * it (a snapshot of 10,000 workers with 1 % changed costs one pass of
  * `Map.get` and about 100 comparisons). Snapshots must therefore not be
  * mutated after they are emitted: emit a fresh `Map` each time.
@@ -85,90 +78,8 @@ function describeSnapshot(value: unknown): string {
  */
 export function diffSnapshots(): OperatorFunction<WorkerSnapshot, DiscoveryEvent> {
   return (source) =>
-    new Observable<DiscoveryEvent>((subscriber) => {
-      let prev: WorkerSnapshot = EMPTY;
-      // Per-subscription scratch state for the two passes, so that a
-      // snapshot allocates nothing but the events it emits. Map#forEach is
-      // used over for-of: it does not allocate an entry pair per worker and
-      // is about twice as fast on large maps.
-      let next: WorkerSnapshot = EMPTY;
-      let changes: DiscoveryEvent[] | undefined;
-      let drops: DiscoveryEvent[] | undefined;
-      let kept = 0;
-      let invalid: TypeError | undefined;
-
-      const visitNew = (worker: WorkerInfo, uid: string): void => {
-        if (invalid !== undefined) return;
-        if (worker === null || typeof worker !== 'object' || worker.uid !== uid) {
-          const actual = worker !== null && typeof worker === 'object' ? describeValue(worker.uid) : describeValue(worker);
-          invalid = new TypeError(`diffSnapshots: snapshot key ${describeValue(uid)} does not match its worker's uid ${actual}`);
-          return;
-        }
-        const before = prev.get(uid);
-        if (before === undefined) {
-          (changes ??= []).push(discoveryEvent('worker-added', worker));
-        } else {
-          kept++;
-          if (before !== worker && !sameWorker(before, worker)) {
-            (changes ??= []).push(discoveryEvent('worker-updated', worker));
-          }
-        }
-      };
-
-      const visitPrev = (worker: WorkerInfo, uid: string): void => {
-        if (!next.has(uid)) (drops ??= []).push(discoveryEvent('worker-dropped', worker));
-      };
-
-      const emit = (events: readonly DiscoveryEvent[]): boolean => {
-        for (const event of events) {
-          subscriber.next(event);
-          if (subscriber.closed) return false;
-        }
-        return true;
-      };
-
-      const onSnapshot = (snapshot: WorkerSnapshot): void => {
-        if (subscriber.closed) return;
-        if (!isMap(snapshot)) {
-          subscriber.error(
-            new TypeError(`diffSnapshots: snapshot must be a Map of uid to WorkerInfo, got ${describeSnapshot(snapshot)}`),
-          );
-          return;
-        }
-        next = snapshot;
-        changes = undefined;
-        drops = undefined;
-        kept = 0;
-        // Pass 1 over the new snapshot: validate, collect added/updated, and
-        // count the previous uids still present.
-        snapshot.forEach(visitNew);
-        if (invalid !== undefined) {
-          next = EMPTY;
-          changes = undefined;
-          subscriber.error(invalid);
-          return;
-        }
-        // Pass 2 over the previous snapshot, only if some uid disappeared.
-        if (kept < prev.size) prev.forEach(visitPrev);
-        prev = snapshot;
-        next = EMPTY;
-        const dropped = drops;
-        const changed = changes;
-        drops = undefined;
-        changes = undefined;
-        if (dropped !== undefined && !emit(dropped)) return;
-        if (changed !== undefined) emit(changed);
-      };
-
-      const subscription = source.subscribe({
-        next: onSnapshot,
-        error: (err: unknown) => subscriber.error(err),
-        complete: () => subscriber.complete(),
-      });
-      return () => {
-        subscription.unsubscribe();
-        prev = EMPTY;
-        next = EMPTY;
-      };
+    defer(() => {
+      const ledger = new WorkerLedger();
+      return source.pipe(mergeMap((snapshot) => diffSnapshotsStep(ledger, snapshot)));
     });
 }

@@ -1,21 +1,22 @@
 import {
-  Observable,
   asyncScheduler,
+  defer,
+  exhaustMap,
+  filter,
+  finalize,
+  map,
+  merge,
+  mergeMap,
   type MonoTypeOperatorFunction,
+  Observable,
   type SchedulerAction,
   type SchedulerLike,
-  type Subscription,
+  Subject,
+  takeUntil,
 } from 'rxjs';
-import { discoveryEvent } from '../events/discoveryEvent.js';
 import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
-import { sameWorker } from '../model/sameWorker.js';
-import type { WorkerInfo } from '../model/types.js';
-
-interface Sighting {
-  readonly worker: WorkerInfo;
-  readonly deadline: number;
-}
+import { LeaseBook } from './LeaseBook.js';
 
 /**
  * Drops a worker that has not been announced again within `ttl`
@@ -56,9 +57,22 @@ interface Sighting {
  *
  * Cheap with many workers: a sighting costs O(1) and schedules nothing. Since
  * every lease has the same length, leases expire in the order they were last
- * renewed, so a single scheduled action per subscription, aimed at the
- * earliest deadline, serves all workers; when it fires it drops every lease
- * that has run out and re-aims itself at the next one.
+ * renewed, so a single timer per subscription, aimed at the earliest
+ * deadline, serves all workers; when it fires it drops every lease that has
+ * run out and re-aims at the next one.
+ *
+ * In RxJS terms: per subscription (`defer`), a `LeaseBook` (a pure step:
+ * `sight(event, now)` returns the event to emit, `expire(now)` the drops) and
+ * two merged streams — the sightings mapped through the book, and the
+ * expiries: a sweeper (a timer-like source aimed at the earliest deadline
+ * until no lease is left) started by a new worker when none runs
+ * (`exhaustMap`):
+ *
+ * ```ts
+ * const expiries = arm.pipe(exhaustMap(() => sweeps(book, scheduler)), mergeMap((now) => book.expire(now)));
+ * const sightings = source.pipe(filter((e) => (out = book.sight(e, scheduler.now())) !== undefined), map(() => out));
+ * return merge(sightings, expiries); // the sweeper stops when the source completes
+ * ```
  *
  * @example
  * Forget mDNS workers that have not re-announced for 30 seconds.
@@ -95,96 +109,50 @@ export function expireWorkers(
     throw new TypeError(`expireWorkers: scheduler must be a SchedulerLike, got ${describeValue(scheduler)}`);
   }
   return (source) =>
-    new Observable<DiscoveryEvent>((subscriber) => {
-      /**
-       * uid → last sighting. A renewed uid is deleted and re-inserted, so the
-       * map's iteration order is deadline order and its first entry expires
-       * first.
-       */
-      const leases = new Map<string, Sighting>();
-      /** Deadlines never decrease, even if the clock steps back. */
-      let lastDeadline = -Infinity;
-      /** The one sweeper action, aimed at (or before) the earliest deadline. */
-      let sweeper: Subscription | undefined;
-      let sweeping = false;
-
-      const delayUntilFirstDeadline = (now: number): number | undefined => {
-        for (const lease of leases.values()) return Math.max(0, lease.deadline - now);
-        return undefined;
-      };
-
-      const sweep = function (this: SchedulerAction<undefined>): void {
-        sweeping = true;
-        const now = scheduler.now();
-        for (const [uid, lease] of leases) {
-          if (lease.deadline > now || subscriber.closed) break;
-          leases.delete(uid);
-          subscriber.next(discoveryEvent('worker-dropped', lease.worker));
-        }
-        sweeping = false;
-        const delay = subscriber.closed ? undefined : delayUntilFirstDeadline(scheduler.now());
-        if (delay === undefined) {
-          sweeper = undefined;
-        } else {
-          sweeper = this.schedule(undefined, delay);
-        }
-      };
-
-      const arm = (): void => {
-        if (sweeper !== undefined || sweeping) return;
-        const delay = delayUntilFirstDeadline(scheduler.now());
-        if (delay !== undefined) sweeper = scheduler.schedule(sweep, delay);
-      };
-
-      const disarm = (): void => {
-        sweeper?.unsubscribe();
-        sweeper = undefined;
-      };
-
-      const next = (event: DiscoveryEvent): void => {
-        if (subscriber.closed) return;
-        const type = event?.type;
-        const worker = event?.worker as WorkerInfo | null | undefined;
-        if (worker === null || typeof worker !== 'object' || typeof worker.uid !== 'string') {
-          subscriber.error(new TypeError(`expireWorkers: event has no worker uid: ${describeValue(event)}`));
-          return;
-        }
-        const uid = worker.uid;
-        switch (type) {
-          case 'worker-added':
-          case 'worker-updated': {
-            const known = leases.get(uid);
-            lastDeadline = Math.max(lastDeadline, scheduler.now() + ttl);
-            if (known !== undefined) leases.delete(uid);
-            leases.set(uid, { worker, deadline: lastDeadline });
-            if (known === undefined) {
-              arm();
-              subscriber.next(type === 'worker-added' ? event : discoveryEvent('worker-added', worker));
-            } else if (known.worker !== worker && !sameWorker(known.worker, worker)) {
-              subscriber.next(type === 'worker-updated' ? event : discoveryEvent('worker-updated', worker));
-            }
-            return;
-          }
-          case 'worker-dropped': {
-            if (!leases.delete(uid)) return;
-            if (leases.size === 0) disarm();
-            subscriber.next(event);
-            return;
-          }
-          default:
-            subscriber.error(new TypeError(`expireWorkers: unknown event type ${describeValue(type)}`));
-        }
-      };
-
-      const subscription = source.subscribe({
-        next,
-        error: (err: unknown) => subscriber.error(err),
-        complete: () => subscriber.complete(),
-      });
-      return () => {
-        subscription.unsubscribe();
-        disarm();
-        leases.clear();
-      };
+    defer(() => {
+      const book = new LeaseBook(ttl);
+      /** Emits when a new worker got a lease: the sweeper must be running. */
+      const arm = new Subject<void>();
+      /** Emits when the source is done (completed, failed or unsubscribed): the sweeper stops. */
+      const ended = new Subject<void>();
+      // One sweeper at a time (exhaustMap): it drops what ran out and ends
+      // when no lease is left; the next new worker re-arms it.
+      const expiries = arm.pipe(
+        exhaustMap(() => sweeps(book, scheduler)),
+        mergeMap((now) => book.expire(now)),
+        takeUntil(ended),
+      );
+      /** The book's answer for the sighting `filter` just let through, read by `map` at once. */
+      let out: DiscoveryEvent | undefined;
+      // filter first, then map: a sighting that changes nothing (the common
+      // case: a re-announcement) costs one operator hop, not two.
+      const sightings = source.pipe(
+        // Stops the sweeper once the source is done (and costs nothing per event).
+        finalize(() => ended.next()),
+        filter((event) => {
+          out = book.sight(event, scheduler.now());
+          if (out?.type === 'worker-added') arm.next();
+          return out !== undefined;
+        }),
+        map(() => out as DiscoveryEvent),
+      );
+      return merge(sightings, expiries);
     });
+}
+
+/**
+ * The times at which `book`'s earliest lease runs out, each emitted once it
+ * has, until no lease is left. A source like RxJS's own `timer`: one
+ * scheduled action, re-aimed after each emission, so a subscription
+ * schedules one action however many workers it watches.
+ */
+function sweeps(book: LeaseBook, scheduler: SchedulerLike): Observable<number> {
+  return new Observable<number>((subscriber) =>
+    scheduler.schedule(function (this: SchedulerAction<undefined>) {
+      subscriber.next(scheduler.now());
+      const delay = book.delay(scheduler.now());
+      if (delay === undefined) subscriber.complete();
+      else if (!subscriber.closed) this.schedule(undefined, delay);
+    }, book.delay(scheduler.now()) ?? 0),
+  );
 }

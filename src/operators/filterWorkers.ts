@@ -1,8 +1,8 @@
-import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
-import { discoveryEvent } from '../events/discoveryEvent.js';
+import { defer, filter, map, type MonoTypeOperatorFunction } from 'rxjs';
 import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
+import { filterWorkersStep } from './filterWorkersStep.js';
 
 /**
  * Keeps only the workers that satisfy a predicate, turning workers that start
@@ -35,6 +35,21 @@ import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
  *   last passing metadata; otherwise (a worker that never passed) emits
  *   nothing. The predicate is not called.
  *
+ * In RxJS terms it is a pure step function run by `filter` (which keeps the
+ * events the step has something to emit for) and `map` (which emits it),
+ * with the state created per subscription by `defer`:
+ *
+ * ```ts
+ * defer(() => {
+ *   const passing = new Map<string, WorkerInfo>();
+ *   let out: DiscoveryEvent | undefined;
+ *   return source.pipe(
+ *     filter((event) => (out = filterWorkersStep(passing, predicate, event)) !== undefined),
+ *     map(() => out),
+ *   );
+ * });
+ * ```
+ *
  * So a subscriber sees a consistent stream: every `worker-updated` and
  * `worker-dropped` it gets refers to a worker it saw added. Errors and
  * completion are forwarded. If the predicate throws, the result errors with
@@ -63,60 +78,15 @@ export function filterWorkers(predicate: WorkerPredicate): MonoTypeOperatorFunct
     throw new TypeError(`filterWorkers: predicate must be a function, got ${describeValue(predicate)}`);
   }
   return (source) =>
-    new Observable<DiscoveryEvent>((subscriber) => {
-      /** uid → last metadata that passed the predicate. */
+    defer(() => {
+      /** uid → last metadata that passed the predicate, per subscription. */
       const passing = new Map<string, WorkerInfo>();
-
-      const next = (event: DiscoveryEvent): void => {
-        if (subscriber.closed) return;
-        const type = event?.type;
-        const worker = event?.worker as WorkerInfo | null | undefined;
-        if (worker === null || typeof worker !== 'object' || typeof worker.uid !== 'string') {
-          subscriber.error(new TypeError(`filterWorkers: event has no worker uid: ${describeValue(event)}`));
-          return;
-        }
-        switch (type) {
-          case 'worker-added':
-          case 'worker-updated': {
-            let passes: boolean;
-            try {
-              passes = Boolean(predicate(worker));
-            } catch (err: unknown) {
-              subscriber.error(err);
-              return;
-            }
-            const uid = worker.uid;
-            const last = passing.get(uid);
-            if (passes) {
-              passing.set(uid, worker);
-              const outType = last === undefined ? 'worker-added' : 'worker-updated';
-              subscriber.next(type === outType ? event : discoveryEvent(outType, worker));
-            } else if (last !== undefined) {
-              passing.delete(uid);
-              subscriber.next(discoveryEvent('worker-dropped', last));
-            }
-            return;
-          }
-          case 'worker-dropped': {
-            const last = passing.get(worker.uid);
-            if (last === undefined) return;
-            passing.delete(worker.uid);
-            subscriber.next(last === worker ? event : discoveryEvent('worker-dropped', last));
-            return;
-          }
-          default:
-            subscriber.error(new TypeError(`filterWorkers: unknown event type ${describeValue(type)}`));
-        }
-      };
-
-      const subscription = source.subscribe({
-        next,
-        error: (err: unknown) => subscriber.error(err),
-        complete: () => subscriber.complete(),
-      });
-      return () => {
-        subscription.unsubscribe();
-        passing.clear();
-      };
+      /** The step's result for the event `filter` just let through, read by `map` at once. */
+      let out: DiscoveryEvent | undefined;
+      // filter first, then map: an event that yields nothing costs one operator hop, not two.
+      return source.pipe(
+        filter((event) => (out = filterWorkersStep(passing, predicate, event)) !== undefined),
+        map(() => out as DiscoveryEvent),
+      );
     });
 }

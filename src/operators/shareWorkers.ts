@@ -5,7 +5,9 @@ import {
   Subscription,
   type MonoTypeOperatorFunction,
   type SchedulerLike,
+  Subject,
   type Subscriber,
+  takeUntil,
 } from 'rxjs';
 import { discoveryEvent } from '../events/discoveryEvent.js';
 import type { DiscoveryEvent } from '../events/types.js';
@@ -133,6 +135,10 @@ function checkConfig(config: unknown): { gracePeriod: number; scheduler: Schedul
  */
 export function shareWorkers(config: ShareWorkersConfig = {}): MonoTypeOperatorFunction<DiscoveryEvent> {
   const { gracePeriod, scheduler } = checkConfig(config);
+  // Hand-written rather than share(): share()'s Subject delivers an event a
+  // subscriber causes from inside next before the current one reaches the
+  // later subscribers, and cannot replay the current set atomically; both
+  // are guarantees of this operator (test/operators/shareWorkers.test.ts).
 
   return (source) => {
     let members = new Set<Subscriber<DiscoveryEvent>>();
@@ -180,10 +186,13 @@ export function shareWorkers(config: ShareWorkersConfig = {}): MonoTypeOperatorF
     const connect = (): void => {
       const conn = new Subscription();
       connection = conn;
-      // `add` on a subscription closed during the synchronous subscribe
-      // (teardown or end while connecting) unsubscribes the source at once.
+      // Ending the connection stops the source through takeUntil, which
+      // reaches it even while it is still emitting synchronously inside
+      // `subscribe` (before `subscribe` has returned its subscription).
+      const stop = new Subject<void>();
+      conn.add(() => stop.next());
       conn.add(
-        source.subscribe({
+        source.pipe(takeUntil(stop)).subscribe({
           next: (event: DiscoveryEvent) => {
             if (connection !== conn) return;
             if (!isEvent(event)) {
@@ -226,6 +235,13 @@ export function shareWorkers(config: ShareWorkersConfig = {}): MonoTypeOperatorF
       graceTimer = null;
       const group = members;
       group.add(subscriber);
+      // Added before the replay and the connection, so that a subscriber
+      // leaving during either (a downstream take(1)) is released at once.
+      subscriber.add(() => {
+        // After an error or completion `members` is a new set: leaving the
+        // old one must not tear down a connection made since.
+        if (group.delete(subscriber) && group === members && group.size === 0) release();
+      });
       if (current.size > 0) {
         const replay = [...current.values()];
         // Hold deliveries caused by the replay (a callback making the source
@@ -243,11 +259,6 @@ export function shareWorkers(config: ShareWorkersConfig = {}): MonoTypeOperatorF
         if (outermost) drain();
       }
       if (connection === null && !subscriber.closed && group === members) connect();
-      return () => {
-        // After an error or completion `members` is a new set: leaving the
-        // old one must not tear down a connection made since.
-        if (group.delete(subscriber) && group === members && group.size === 0) release();
-      };
     });
   };
 }

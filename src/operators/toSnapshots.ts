@@ -1,8 +1,8 @@
-import { Observable, asapScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { asapScheduler, auditTime, defer, filter, map, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { DiscoveryEvent, WorkerSnapshot } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
-import { sameWorker } from '../model/sameWorker.js';
-import type { WorkerInfo } from '../model/types.js';
+import { isDefined } from './isDefined.js';
+import { SnapshotBatch } from './SnapshotBatch.js';
 
 /**
  * Folds worker events into snapshots of the current workers, one snapshot per
@@ -29,9 +29,27 @@ import type { WorkerInfo } from '../model/types.js';
  * of a batch schedules a flush on `scheduler`, and the flush emits one
  * snapshot holding every change of the batch. A batch that nets to no change
  * (a worker added then dropped, an update to identical metadata) emits
- * nothing. When the source completes, a pending batch is flushed
- * synchronously, then the result completes. When the source errors, a
- * pending batch is discarded and the error forwarded at once.
+ * nothing. When the source completes with a batch pending, the result
+ * completes right after that batch's flush (in the same microtask with the
+ * default scheduler). When the source errors, a pending batch is discarded
+ * and the error forwarded at once.
+ *
+ * In RxJS terms: per subscription (`defer`), a pure step records each event
+ * (`filter` keeps the events that changed something), `auditTime(0,
+ * scheduler)` turns a burst into one flush, and the flush emits the new
+ * snapshot if the burst did not net to no change:
+ *
+ * ```ts
+ * defer(() => {
+ *   const batch = new SnapshotBatch(); // a WorkerLedger + the uids touched
+ *   return source.pipe(
+ *     filter((event) => batch.record(event)),
+ *     auditTime(0, scheduler),
+ *     map(() => batch.flush()), // the new snapshot, or undefined
+ *     filter((snapshot) => snapshot !== undefined),
+ *   );
+ * });
+ * ```
  *
  * **Why `asapScheduler` by default.** It runs the flush in a microtask:
  * after the current synchronous burst has ended, before any timer or I/O
@@ -78,99 +96,13 @@ export function toSnapshots(scheduler: SchedulerLike = asapScheduler): OperatorF
     throw new TypeError(`toSnapshots: scheduler must be a SchedulerLike, got ${describeValue(scheduler)}`);
   }
   return (source) =>
-    new Observable<WorkerSnapshot>((subscriber) => {
-      /** The last emitted snapshot; never mutated. */
-      let emitted = new Map<string, WorkerInfo>();
-      /** The working set: `emitted` until the batch's first write, then a copy. */
-      let working = emitted;
-      /** Uids touched in the current batch. */
-      const touched = new Set<string>();
-      /** A flush is scheduled (and has not run yet). */
-      let scheduled = false;
-      /** The scheduled flush, to cancel it; unset if the scheduler ran it synchronously. */
-      let pending: Subscription | undefined;
-
-      const flush = (): void => {
-        scheduled = false;
-        pending = undefined;
-        let changed = false;
-        for (const uid of touched) {
-          const before = emitted.get(uid);
-          const after = working.get(uid);
-          if (before === after) continue;
-          if (before === undefined || after === undefined || !sameWorker(before, after)) {
-            changed = true;
-            break;
-          }
-        }
-        touched.clear();
-        if (changed) {
-          emitted = working;
-          subscriber.next(emitted);
-        } else {
-          working = emitted;
-        }
-      };
-
-      const writable = (): Map<string, WorkerInfo> => {
-        if (working === emitted) working = new Map(emitted);
-        return working;
-      };
-
-      const scheduleFlush = (): void => {
-        if (scheduled) return;
-        scheduled = true;
-        const action = scheduler.schedule(flush);
-        // A synchronous scheduler (queueScheduler outside a queue) has
-        // already run the flush; keep the handle only if it is still pending.
-        if (scheduled) pending = action;
-      };
-
-      const next = (event: DiscoveryEvent): void => {
-        if (subscriber.closed) return;
-        const worker = event?.worker as WorkerInfo | null | undefined;
-        const uid: unknown = worker?.uid;
-        if (typeof uid !== 'string') {
-          subscriber.error(new TypeError(`toSnapshots: event has no worker uid: ${describeValue(event)}`));
-          return;
-        }
-        switch (event.type) {
-          case 'worker-added':
-          case 'worker-updated': {
-            if (working.get(uid) === worker) return;
-            writable().set(uid, worker as WorkerInfo);
-            break;
-          }
-          case 'worker-dropped': {
-            if (!working.has(uid)) return;
-            writable().delete(uid);
-            break;
-          }
-          default:
-            subscriber.error(new TypeError(`toSnapshots: unknown event type ${describeValue(event.type)}`));
-            return;
-        }
-        touched.add(uid);
-        scheduleFlush();
-      };
-
-      const subscription = source.subscribe({
-        next,
-        error: (err: unknown) => subscriber.error(err),
-        complete: () => {
-          if (scheduled) {
-            pending?.unsubscribe();
-            flush();
-          }
-          subscriber.complete();
-        },
-      });
-      return () => {
-        subscription.unsubscribe();
-        pending?.unsubscribe();
-        pending = undefined;
-        scheduled = false;
-        touched.clear();
-      };
+    defer(() => {
+      const batch = new SnapshotBatch();
+      return source.pipe(
+        filter((event) => batch.record(event)),
+        auditTime(0, scheduler),
+        map(() => batch.flush()),
+        filter(isDefined),
+      );
     });
 }

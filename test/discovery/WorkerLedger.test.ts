@@ -60,7 +60,7 @@ describe('WorkerLedger', () => {
     const bad = new Map([[w1.uid, w1], ['x', w2]]);
     assert.throws(() => ledger.reconcile(bad), (error: unknown) => {
       assert.ok(error instanceof TypeError);
-      assert.match(error.message, /"x".*00000000-0000-4000-8000-000000000002/);
+      assert.match(error.message, /"x".*3c6ef362-0000-4000-8000-000000000002/);
       return true;
     });
     assert.deepEqual([...ledger.values()], [w1]);

@@ -5,7 +5,6 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { Subscription } from 'rxjs';
 import { PredicatedQueue } from '../../src/operators/PredicatedQueue.js';
-import { predicatedTake } from '../../src/operators/predicatedTake.js';
 
 type Tag = 'a' | 'b' | 'c';
 interface Item {
@@ -59,7 +58,7 @@ describe('PredicatedQueue (property)', () => {
           } else if (step.kind === 'take') {
             const taker: TakerModel = { tags: step.tags, count: step.count, got: [], open: true };
             takers.push(taker);
-            taker.subscription = queue.pipe(predicatedTake((item) => taker.tags.includes(item.tag), taker.count)).subscribe({
+            taker.subscription = queue.take((item) => taker.tags.includes(item.tag), taker.count).subscribe({
               next: (item) => {
                 assert.equal(delivered.has(item.id), false, `item ${item.id} delivered twice`);
                 assert.ok(taker.tags.includes(item.tag), 'delivered an item the predicate rejects');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setImmediate as tick } from 'node:timers/promises';
-import { firstValueFrom, lastValueFrom, Observable, toArray } from 'rxjs';
+import { firstValueFrom, lastValueFrom, Observable, of, toArray } from 'rxjs';
 import { QueueClosedError } from '../../src/errors/QueueClosedError.js';
 import { WoolrxError } from '../../src/errors/WoolrxError.js';
 import { PredicatedQueue } from '../../src/operators/PredicatedQueue.js';
@@ -35,12 +35,12 @@ describe('PredicatedQueue: put and backpressure (real async)', () => {
     assert.deepEqual(queue.items, ['a', 'b']);
     assert.equal(queue.tryPut('e'), false, 'tryPut refuses while full');
 
-    assert.equal(await firstValueFrom(queue.pipe(predicatedTake(any))), 'a');
+    assert.equal(await firstValueFrom(queue.take(any)), 'a');
     await tick();
     assert.deepEqual([c.state, d.state], ['resolved', 'pending'], 'first waiting put admitted first');
     assert.deepEqual(queue.items, ['b', 'c']);
 
-    assert.deepEqual(await lastValueFrom(queue.pipe(predicatedTake(any, 2), toArray())), ['b', 'c']);
+    assert.deepEqual(await lastValueFrom(queue.take(any, 2).pipe(toArray())), ['b', 'c']);
     await tick();
     assert.equal(d.state, 'resolved');
     assert.deepEqual(queue.items, ['d']);
@@ -52,7 +52,7 @@ describe('PredicatedQueue: put and backpressure (real async)', () => {
     const x = track(queue.put('X'));
     await tick();
     assert.equal(x.state, 'pending');
-    assert.equal(await firstValueFrom(queue.pipe(predicatedTake((item) => item === 'X'))), 'X');
+    assert.equal(await firstValueFrom(queue.take((item) => item === 'X')), 'X');
     await tick();
     assert.equal(x.state, 'resolved');
     assert.deepEqual(queue.items, ['a']);
@@ -67,7 +67,7 @@ describe('PredicatedQueue: put and backpressure (real async)', () => {
     const c = track(queue.put('c'));
     controller.abort(reason);
     await assert.rejects(b, (err) => err === reason);
-    assert.equal(await firstValueFrom(queue.pipe(predicatedTake(any))), 'a');
+    assert.equal(await firstValueFrom(queue.take(any)), 'a');
     await tick();
     assert.equal(c.state, 'resolved', 'the put behind the aborted one is admitted');
     assert.deepEqual(queue.items, ['c']);
@@ -96,7 +96,7 @@ describe('PredicatedQueue: close and error', () => {
     const queue = new PredicatedQueue<string>({ maxSize: 1 });
     queue.tryPut('a');
     const waiting = queue.put('b');
-    const taker = lastValueFrom(queue.pipe(predicatedTake((item) => item === 'z'), toArray()));
+    const taker = lastValueFrom(queue.take((item) => item === 'z').pipe(toArray()));
     queue.close();
     queue.close(); // idempotent
     assert.equal(queue.closed, true);
@@ -104,7 +104,7 @@ describe('PredicatedQueue: close and error', () => {
     await assert.rejects(queue.put('c'), QueueClosedError);
     assert.throws(() => queue.tryPut('c'), (err: unknown) => err instanceof QueueClosedError && err.code === 'WOOLRX_QUEUE_CLOSED');
     assert.deepEqual(await taker, [], 'a taker nothing is left for completes');
-    assert.deepEqual(await lastValueFrom(queue.pipe(predicatedTake(any, 5), toArray())), ['a']);
+    assert.deepEqual(await lastValueFrom(queue.take(any, 5).pipe(toArray())), ['a']);
   });
 
   it('error: takers error, items are discarded, puts fail with the error as cause', async () => {
@@ -112,13 +112,13 @@ describe('PredicatedQueue: close and error', () => {
     queue.tryPut('a');
     const waiting = queue.put('b');
     const boom = new Error('boom');
-    const taker = firstValueFrom(queue.pipe(predicatedTake((item) => item === 'z')));
+    const taker = firstValueFrom(queue.take((item) => item === 'z'));
     queue.error(boom);
     queue.close(); // no effect once failed
     await assert.rejects(taker, (err) => err === boom);
     await assert.rejects(waiting, (err: unknown) => err instanceof QueueClosedError && err.cause === boom);
     await assert.rejects(queue.put('c'), (err: unknown) => err instanceof QueueClosedError && err.cause === boom);
-    await assert.rejects(firstValueFrom(queue), (err) => err === boom);
+    await assert.rejects(firstValueFrom(queue.take(() => true)), (err) => err === boom);
     assert.deepEqual(queue.items, []);
   });
 });
@@ -160,9 +160,9 @@ describe('PredicatedQueue: re-entrancy', () => {
     for (const item of ['a', 'b', 'c']) queue.tryPut(item);
     const first: string[] = [];
     const second: string[] = [];
-    queue.pipe(predicatedTake(any, 2)).subscribe((item) => {
+    queue.take(any, 2).subscribe((item) => {
       first.push(item);
-      if (item === 'a') queue.pipe(predicatedTake(any)).subscribe((x) => second.push(x));
+      if (item === 'a') queue.take(any).subscribe((x) => second.push(x));
     });
     // The first taker subscribed earlier: it gets b, not the newcomer.
     assert.deepEqual(first, ['a', 'b']);
@@ -173,12 +173,12 @@ describe('PredicatedQueue: re-entrancy', () => {
   it('delivers an item put from a next handler after that handler returns, to one taker only', () => {
     const queue = new PredicatedQueue<string>();
     const log: string[] = [];
-    queue.pipe(predicatedTake(any, 2)).subscribe((item) => {
+    queue.take(any, 2).subscribe((item) => {
       log.push(`1:${item}:start`);
       if (item === 'a') assert.equal(queue.tryPut('b'), true);
       log.push(`1:${item}:end`);
     });
-    queue.pipe(predicatedTake(any, 2)).subscribe((item) => log.push(`2:${item}`));
+    queue.take(any, 2).subscribe((item) => log.push(`2:${item}`));
     queue.tryPut('a');
     assert.deepEqual(log, ['1:a:start', '1:a:end', '1:b:start', '1:b:end']);
     queue.tryPut('c');
@@ -188,11 +188,11 @@ describe('PredicatedQueue: re-entrancy', () => {
   it('gives an item put by a completing taker to the next taker, not back to it', () => {
     const queue = new PredicatedQueue<string>();
     const got: string[] = [];
-    queue.pipe(predicatedTake(any)).subscribe((item) => {
+    queue.take(any).subscribe((item) => {
       got.push(`1:${item}`);
       queue.tryPut(item.toUpperCase());
     });
-    queue.pipe(predicatedTake(any)).subscribe((item) => got.push(`2:${item}`));
+    queue.take(any).subscribe((item) => got.push(`2:${item}`));
     queue.tryPut('a');
     assert.deepEqual(got, ['1:a', '2:A']);
     assert.equal(queue.size, 0);
@@ -204,7 +204,7 @@ describe('PredicatedQueue: re-entrancy', () => {
     const got: string[] = [];
     let refused: boolean | undefined;
     let later: Promise<void> | undefined;
-    queue.pipe(predicatedTake((item) => item !== 'a', 2)).subscribe((item) => {
+    queue.take((item) => item !== 'a', 2).subscribe((item) => {
       got.push(item);
       if (item === 'b') {
         refused = queue.tryPut('c');
@@ -221,7 +221,7 @@ describe('PredicatedQueue: re-entrancy', () => {
   it('stops delivering to a taker that unsubscribes from its own handler: no item lost', () => {
     const queue = new PredicatedQueue<string>();
     const got: string[] = [];
-    const subscription = queue.pipe(predicatedTake(any, 3)).subscribe((item) => {
+    const subscription = queue.take(any, 3).subscribe((item) => {
       got.push(item);
       // Puts two items the taker would accept, then leaves before they are delivered.
       queue.tryPut('b');
@@ -238,15 +238,13 @@ describe('PredicatedQueue: re-entrancy', () => {
     const calls: string[] = [];
     const errors: unknown[] = [];
     queue
-      .pipe(
-        predicatedTake((item: string) => {
-          calls.push(`bad:${item}`);
-          if (item === 'x') throw new Error('bad predicate');
-          return false;
-        }, 5),
-      )
+      .take((item: string) => {
+        calls.push(`bad:${item}`);
+        if (item === 'x') throw new Error('bad predicate');
+        return false;
+      }, 5)
       .subscribe({ error: (err: unknown) => errors.push(err) });
-    queue.pipe(predicatedTake((item: string) => (calls.push(`picky:${item}`), item === 'y'))).subscribe();
+    queue.take((item: string) => (calls.push(`picky:${item}`), item === 'y')).subscribe();
     queue.tryPut('w');
     queue.tryPut('x');
     queue.tryPut('z');
@@ -280,13 +278,13 @@ describe('PredicatedQueue and predicatedTake: validation and interop', () => {
     assert.equal(typeof predicatedTake(any, Infinity), 'function');
   });
 
-  it('takes one item by default, and subscribing to the queue itself takes every item', async () => {
+  it('takes one item by default; count Infinity takes every item until unsubscribed', async () => {
     const queue = new PredicatedQueue<number>();
     for (const n of [1, 2, 3]) queue.tryPut(n);
-    assert.equal(await firstValueFrom(queue.pipe(predicatedTake((n) => n > 1))), 2);
+    assert.equal(await firstValueFrom(queue.take((n) => n > 1)), 2);
     assert.deepEqual(queue.items, [1, 3]);
     const all: number[] = [];
-    const subscription = queue.subscribe((n) => all.push(n));
+    const subscription = queue.take(() => true, Infinity).subscribe((n) => all.push(n));
     queue.tryPut(4);
     subscription.unsubscribe();
     queue.tryPut(5);
@@ -294,19 +292,20 @@ describe('PredicatedQueue and predicatedTake: validation and interop', () => {
     assert.deepEqual(queue.items, [5]);
   });
 
-  it('recognises any source implementing the registered exclusive-take protocol (another woolrx copy)', async () => {
+  it('is a plain class, not an Observable; predicatedTake on any source is filter then take', async () => {
+    const queue = new PredicatedQueue<string>();
+    assert.equal(queue instanceof Observable, false);
+    assert.equal('subscribe' in queue, false);
+    // A source carrying the old interop symbol is an ordinary Observable to predicatedTake.
     const calls: unknown[] = [];
-    const foreign = Object.assign(new Observable<string>((s) => s.error(new Error('not used'))), {
-      [Symbol.for('woolrx.exclusiveTake@1')]: (predicate: (item: string) => boolean, count: number) => {
-        calls.push(predicate('G'), predicate('c'), count);
-        return new Observable<string>((s) => {
-          s.next('G');
-          s.complete();
-        });
+    const foreign = Object.assign(of('a', 'G', 'H'), {
+      [Symbol.for('woolrx.exclusiveTake@1')]: () => {
+        calls.push('sniffed');
+        return of('X');
       },
     });
-    assert.equal(await firstValueFrom(foreign.pipe(predicatedTake((item) => item === 'G', 3))), 'G');
-    assert.deepEqual(calls, [true, false, 3]);
+    assert.deepEqual(await lastValueFrom(foreign.pipe(predicatedTake((item) => item !== 'a', 2), toArray())), ['G', 'H']);
+    assert.deepEqual(calls, []);
   });
 
   it('exposes a frozen snapshot of the items', () => {

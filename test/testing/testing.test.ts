@@ -5,10 +5,22 @@ import { added, deepEqual, dropped, formatFrames, snapshotOf, testWorker, update
 
 describe('woolrx/testing', () => {
   it('testWorker is deterministic and validated', () => {
-    assert.equal(testWorker(1).uid, '00000000-0000-4000-8000-000000000001');
-    assert.equal(testWorker(255, { version: '2' }).uid, '00000000-0000-4000-8000-0000000000ff');
+    assert.equal(testWorker(1).uid, '9e3779b1-0000-4000-8000-000000000001');
+    assert.equal(testWorker(255, { version: '2' }).uid, '9942374f-0000-4000-8000-0000000000ff');
+    assert.equal(testWorker(2 ** 48 - 1).uid, '25b7b3da-0000-4000-8000-ffffffffffff');
     assert.throws(() => testWorker(0), /test worker number: 0/);
     assert.throws(() => testWorker(1, { pid: -3 }), /pid: -3/);
+  });
+
+  it('testWorker uids differ in their 8-character short form, and look like v4 UUIDs', () => {
+    const shortForms = new Set<string>();
+    for (let n = 1; n <= 100_000; n += 1) {
+      const uid = testWorker(n).uid;
+      assert.match(uid, /^[0-9a-f]{8}-0000-4000-8000-[0-9a-f]{12}$/);
+      shortForms.add(uid.slice(0, 8));
+    }
+    assert.equal(shortForms.size, 100_000);
+    assert.notEqual(testWorker(1).uid.slice(0, 8), '00000000');
   });
 
   it('event constructors carry their type', () => {
@@ -43,8 +55,8 @@ describe('woolrx/testing', () => {
         }),
       (error: unknown) =>
         error instanceof Error &&
-        /Expected:\nframe 1: N worker-dropped\(00000000@127\.0\.0\.1:50001/.test(error.message) &&
-        /Actual:\nframe 1: N worker-added\(00000000@/.test(error.message),
+        /Expected:\nframe 1: N worker-dropped\(9e3779b1@127\.0\.0\.1:50001/.test(error.message) &&
+        /Actual:\nframe 1: N worker-added\(9e3779b1@/.test(error.message),
     );
   });
 

@@ -2,9 +2,9 @@
 // memory, sockets). Each window gets a MessagePort with the worker events.
 import { app, BrowserWindow, MessageChannelMain } from 'electron';
 import { fileURLToPath } from 'node:url';
-import { localDiscovery } from '../../../src/backends/local/index.js';
-import { exposeWorkers } from '../../../src/bridge/index.js';
-import { shareWorkers } from '../../../src/index.js';
+import { localDiscovery } from 'woolrx/local';
+import { exposeWorkers } from 'woolrx/bridge';
+import { shareWorkers } from 'woolrx';
 
 // One backend subscription for every window, released when the last one goes.
 const workers$ = localDiscovery('my-pool').events().pipe(shareWorkers());

@@ -1,7 +1,7 @@
 // Renderer (bundled for the page): no Node built-in, only the core entry and
 // the bridge. The worker events arrive on the port the preload hands over.
-import { filterWorkers, toSnapshots, type WorkerSnapshot } from '../../../src/index.js';
-import { workersFrom, type BridgePort } from '../../../src/bridge/index.js';
+import { filterWorkers, toSnapshots, type WorkerSnapshot } from 'woolrx';
+import { workersFrom, type BridgePort } from 'woolrx/bridge';
 
 // The DOM types the example needs (the repository compiles without the DOM lib).
 interface PortMessageEvent {

@@ -1,6 +1,8 @@
-import { Etcd3, type IOptions } from 'etcd3';
+import type { Etcd3, IOptions } from 'etcd3';
 import type { Discovery } from '../../discovery/types.js';
 import { hostBreaker } from './hostBreaker.js';
+import { loadEtcd3 } from './loadEtcd3.js';
+import { unavailableAsWoolrx } from './unavailableAsWoolrx.js';
 import type { EtcdSettings } from './types.js';
 
 const byDiscovery = new WeakMap<Discovery, EtcdConnection>();
@@ -51,9 +53,12 @@ export class EtcdConnection {
     return this.#client !== undefined;
   }
 
-  /** The client, created on first use; pair every call with {@link EtcdConnection.release}. */
+  /**
+   * The client, created on first use; pair every call with {@link EtcdConnection.release}.
+   * @throws {MissingDependencyError} When the optional peer `etcd3` is not installed (nothing is acquired then).
+   */
   acquire(): Etcd3 {
-    if (this.#client === undefined) this.#client = new Etcd3(this.#options());
+    if (this.#client === undefined) this.#client = new (loadEtcd3().Etcd3)(this.#options());
     this.#users++;
     return this.#client;
   }
@@ -96,7 +101,8 @@ export class EtcdConnection {
       // Unary calls get a deadline; streams (watch, keep-alive) live on.
       defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeout }),
       dialTimeout: requestTimeout,
-      faultHandling: { host: (host) => hostBreaker(host) },
+      // Unreachable etcd: an EtcdUnavailableError naming the endpoints, not etcd3's bare error.
+      faultHandling: { host: (host) => hostBreaker(host), global: unavailableAsWoolrx(endpoints) },
       grpcOptions: {
         // Notice a silently dead connection (etcd accepts pings every 5 s or slower).
         'grpc.keepalive_time_ms': 10_000,

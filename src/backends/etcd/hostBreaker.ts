@@ -3,9 +3,21 @@ import { RecoverableError, isRecoverableError, type IOptions } from 'etcd3';
 /** What etcd3 expects of `faultHandling.host(...)`. */
 type HostPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
 
-/** Thrown for a host whose circuit is open: recoverable, so the client tries another host. */
-class HostUnavailableError extends Error {
-  readonly [RecoverableError] = true;
+/**
+ * Thrown for a host whose circuit is open: recoverable, so the client tries
+ * another host. A class of its own (etcd3 passes errors whose constructor is
+ * not `Error` through unchanged); marked recoverable when made, not by a
+ * computed `[RecoverableError]` field, which would read etcd3 when this module
+ * loads (etcd3 is loaded on first use only). Its `cause` is the endpoint's
+ * last failure.
+ */
+class HostUnavailableError extends Error {}
+
+function hostUnavailableError(message: string, cause: unknown): Error {
+  const error = new HostUnavailableError(message, cause === undefined ? undefined : { cause });
+  error.name = 'HostUnavailableError';
+  Object.defineProperty(error, RecoverableError, { value: true });
+  return error;
 }
 
 /**
@@ -27,18 +39,21 @@ class HostUnavailableError extends Error {
 export function hostBreaker(host: string, threshold = 3, cooldownMs = 1000): HostPolicy {
   let failures = 0;
   let openUntil = 0;
+  let lastFailure: unknown;
   const policy = {
     async execute<T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T): Promise<T> {
       if (failures >= threshold && Date.now() < openUntil) {
-        throw new HostUnavailableError(`etcd endpoint ${host} is skipped for a moment after ${failures} failures`);
+        throw hostUnavailableError(`etcd endpoint ${host} is skipped for a moment after ${failures} failures`, lastFailure);
       }
       try {
         const result = await fn({ signal: new AbortController().signal });
         failures = 0;
+        lastFailure = undefined;
         return result;
       } catch (error) {
         if (error instanceof Error && isRecoverableError(error)) {
           failures++;
+          lastFailure = error;
           if (failures >= threshold) openUntil = Date.now() + cooldownMs;
         }
         throw error;

@@ -5,3 +5,4 @@
  */
 export { etcdDiscovery } from './etcdDiscovery.js';
 export type { EtcdAuthOptions, EtcdDiscoveryOptions, EtcdTlsOptions } from './types.js';
+export { EtcdUnavailableError } from './EtcdUnavailableError.js';

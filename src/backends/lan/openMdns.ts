@@ -28,6 +28,11 @@ export interface MdnsListeners {
 /** Receive buffer asked for (the kernel caps it at net.core.rmem_max). */
 const RECEIVE_BUFFER = 1 << 20;
 
+/** Send errors meaning no interface can carry the multicast packet. */
+const NO_MULTICAST_ROUTE = new Set(['ENETUNREACH', 'EHOSTUNREACH', 'ENODEV', 'EADDRNOTAVAIL']);
+
+const NO_MULTICAST_HINT = 'is an interface up, with MULTICAST, and a route for 224.0.0.0/4?';
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -36,6 +41,9 @@ function errorText(error: unknown): string {
  * Opens a multicast-dns socket (port 5353, group 224.0.0.251, loopback on)
  * with every failure routed to `listeners`, never thrown: an `error` event
  * is fatal, a `warning` is reported, sends reject with a {@link LanSocketError}.
+ *
+ * No usable multicast interface (a send fails for want of a route:
+ * `ENETUNREACH`, ...) is reported as a warning saying so, then as fatal.
  *
  * @param namespace For error messages.
  * @param options Interface address and port.
@@ -54,6 +62,10 @@ export function openMdns(
     const error = cause instanceof LanSocketError ? cause : new LanSocketError(namespace, what, cause);
     if (failed === undefined && !closed) {
       failed = error;
+      const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+      if (code !== undefined && NO_MULTICAST_ROUTE.has(code)) {
+        listeners.warning(`no usable multicast interface: ${what} failed with ${code} (${NO_MULTICAST_HINT})`, error);
+      }
       listeners.fatal(error);
     }
     return error;

@@ -1,5 +1,16 @@
 import { closeSync, constants, fstatSync, openSync, statSync } from 'node:fs';
-import fsExt from 'fs-ext';
+import { requireOptional } from '../requireOptional.js';
+
+/** The part of `fs-ext-extra-prebuilt` (a native addon with prebuilt binaries) used here. */
+interface FsExt {
+  /** `flock(2)` on a descriptor; `'exnb'` never blocks (a lock held elsewhere throws `EAGAIN`). */
+  flockSync(fd: number, flags: 'sh' | 'ex' | 'shnb' | 'exnb' | 'un'): unknown;
+}
+
+/** The addon, loaded on first use: `woolrx/local` loads without it; a lock then fails with a `MissingDependencyError`. */
+function fsExt(): FsExt {
+  return requireOptional<FsExt>('fs-ext-extra-prebuilt', 'woolrx/local');
+}
 
 /** How wool (and the test peer) opens its lock file: read-write, created on demand, mode 0600. */
 const OPEN_FLAGS = constants.O_RDWR | constants.O_CREAT;
@@ -12,6 +23,8 @@ const REOPENS = 4;
  * wool's namespace lock: an exclusive `flock(2)` on
  * `<realpath(tmpdir)>/wool-lock-<short_hash(ns)>`, taken without ever
  * blocking (`LOCK_EX | LOCK_NB`; the caller retries asynchronously).
+ * `flock(2)` comes from the optional native addon `fs-ext-extra-prebuilt`
+ * (prebuilt binaries, no compiler needed), loaded on the first `tryLock`.
  *
  * The descriptor may stay open between acquisitions (a publisher keeps one),
  * so every successful `flock` is checked against the path: if the file was
@@ -43,8 +56,10 @@ export class WoolFlock {
    * Tries once to take the lock, without blocking.
    * @returns `true` if taken, `false` if another process (or descriptor) holds it.
    * @throws An I/O error other than "busy" (e.g. an unwritable temp directory).
+   * @throws {MissingDependencyError} When `fs-ext-extra-prebuilt` is not installed or does not load.
    */
   tryLock(): boolean {
+    const addon = fsExt(); // before opening anything: a missing addon leaves no descriptor behind
     if (this.#locked) throw new Error(`wool lock ${this.path} is already held by this descriptor`);
     for (let reopen = 0; reopen <= REOPENS; reopen += 1) {
       if (this.#fd === undefined) {
@@ -55,7 +70,7 @@ export class WoolFlock {
       }
       const fd = this.#fd;
       try {
-        fsExt.flockSync(fd, 'exnb');
+        addon.flockSync(fd, 'exnb');
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') return false;
@@ -80,7 +95,7 @@ export class WoolFlock {
     this.#locked = false;
     if (this.#fd === undefined) return;
     try {
-      fsExt.flockSync(this.#fd, 'un');
+      fsExt().flockSync(this.#fd, 'un');
     } catch {
       // Cannot fail on a valid descriptor; closing releases it anyway.
       this.#drop();

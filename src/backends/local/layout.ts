@@ -1,5 +1,5 @@
 /**
- * Byte layout of wool's same-host discovery objects (see wool-wire.md).
+ * Byte layout of wool's same-host discovery objects (see docs/wool-wire.md).
  * @internal
  */
 

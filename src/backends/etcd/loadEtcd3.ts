@@ -1,0 +1,17 @@
+import type * as Etcd3Module from 'etcd3';
+import { requireOptional } from '../requireOptional.js';
+
+/**
+ * The `etcd3` package (an optional peer dependency: it brings grpc), loaded
+ * on first use so that `woolrx/etcd` loads without it.
+ *
+ * In the published build every `import { ... } from 'etcd3'` of this
+ * backend goes through here too (scripts/build/lazyOptionalModule.ts), so no
+ * file of it loads etcd3 before it is used.
+ * @returns The etcd3 module.
+ * @throws {MissingDependencyError} When etcd3 is not installed: `npm install etcd3`.
+ * @internal
+ */
+export function loadEtcd3(): typeof Etcd3Module {
+  return requireOptional<typeof Etcd3Module>('etcd3', 'woolrx/etcd');
+}

@@ -1,0 +1,47 @@
+import { createRequire } from 'node:module';
+import { MissingDependencyError } from '../errors/MissingDependencyError.js';
+
+const loaded = new Map<string, unknown>();
+
+/**
+ * Node's `require`, from woolrx's location: from `import.meta.url` (the ESM
+ * build; the CJS build gets it from tsup's shim), or — when a bundler has put
+ * woolrx into a CommonJS bundle, where `import.meta` is empty — the bundle's
+ * own `require`, which resolves from the application's `node_modules`.
+ */
+function nodeRequire(): (id: string) => unknown {
+  const url = (import.meta as { url?: string }).url;
+  if (url !== undefined) return createRequire(url);
+  if (typeof require === 'function') return require;
+  throw new Error('no CommonJS require() available to load optional packages');
+}
+
+function notFound(error: unknown, packageName: string): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') return false;
+  // Only the package itself missing, not something it requires.
+  return error instanceof Error && error.message.includes(`'${packageName}'`);
+}
+
+/**
+ * Loads an optional package on first use (synchronously, with Node's
+ * `require`, from woolrx's own location) and caches it. Nothing imports it at
+ * load time, so the entry that needs it always loads, and bundlers leave it
+ * to be resolved at run time from `node_modules`.
+ * @param packageName The package, e.g. `'etcd3'`.
+ * @param entry The woolrx entry that needs it, for the error message.
+ * @returns The package's exports.
+ * @throws {MissingDependencyError} When it is not installed or does not load.
+ * @internal
+ */
+export function requireOptional<T>(packageName: string, entry: string): T {
+  if (loaded.has(packageName)) return loaded.get(packageName) as T;
+  let value: T;
+  try {
+    value = nodeRequire()(packageName) as T;
+  } catch (error) {
+    throw new MissingDependencyError(packageName, entry, !notFound(error, packageName), { cause: error });
+  }
+  loaded.set(packageName, value);
+  return value;
+}
