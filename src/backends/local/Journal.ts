@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
-import fsExt from 'fs-ext';
+import { MissingDependencyError } from '../../errors/MissingDependencyError.js';
+import { requireOptional } from '../requireOptional.js';
 
 const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
 const HEADER_SIZE = 64;
@@ -12,13 +13,31 @@ export const JOURNAL_RECORDS = 512;
 /** Payload length meaning "too large for the journal: read the worker's block". */
 export const SEE_BLOCK = 0xffffffff;
 
+/** The part of `fs-ext-extra-prebuilt` used here. */
+interface FsExt {
+  flockSync(fd: number, flags: 'shnb' | 'exnb'): unknown;
+}
+
+/** The flock addon, or `undefined` when it is not installed (then journals are neither flocked nor removed while a segment stays). */
+function flockAddon(): FsExt | undefined {
+  try {
+    return requireOptional<FsExt>('fs-ext-extra-prebuilt', 'woolrx/local');
+  } catch (error) {
+    if (error instanceof MissingDependencyError) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Takes a non-blocking `flock(2)` on a descriptor.
- * @returns `false` when another descriptor holds a conflicting lock.
+ * @returns `false` when another descriptor holds a conflicting lock (or,
+ * for an exclusive lock, when the addon is missing: nobody can be told apart).
  */
 function tryFlock(fd: number, how: 'shnb' | 'exnb'): boolean {
+  const addon = flockAddon();
+  if (addon === undefined) return how === 'shnb';
   try {
-    fsExt.flockSync(fd, how);
+    addon.flockSync(fd, how);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
