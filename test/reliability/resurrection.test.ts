@@ -5,6 +5,8 @@
 // subscriber that sees a drop in the slot table before replaying an older
 // journal record of that worker must never re-emit it: per uid, every add
 // carries metadata newer than anything seen before.
+// The subscribers poll every 50 ms (default 1 000) so that the slot table
+// is read often while they are behind: more chances for the race.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { DiscoveryEvent, DiscoveryEventType } from '../../src/events/types.js';
