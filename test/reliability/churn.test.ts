@@ -60,7 +60,13 @@ function prng(seed: number): () => number {
 }
 
 /** One publisher's operations, round by round; the truth and each uid's expected events are kept up to date. */
-function plan(publisher: number, truth: Map<string, WorkerInfo>, expected: Map<string, Expected[]>, published: Set<string>): Op[][] {
+function plan(
+  publisher: number,
+  truth: Map<string, WorkerInfo>,
+  expected: Map<string, Expected[]>,
+  published: Set<string>,
+  perRound: number[],
+): Op[][] {
   const random = prng(0x16c0de + publisher);
   const uids = Array.from({ length: POOL }, (_, i) => `${(publisher + 0xc1).toString(16).padStart(8, '0')}-0000-4000-8000-${(i + 1).toString(16).padStart(12, '0')}`);
   allUids.push(...uids);
@@ -78,12 +84,15 @@ function plan(publisher: number, truth: Map<string, WorkerInfo>, expected: Map<s
       extra: { publisher: String(publisher) },
     });
   };
+  let round = -1;
   const note = (uid: string, type: DiscoveryEventType, worker: WorkerInfo): void => {
+    perRound[round] = (perRound[round] ?? 0) + 1;
     const list = expected.get(uid) ?? [];
     list.push({ type, serial: serialOf(worker) ?? -1 });
     expected.set(uid, list);
   };
   return Array.from({ length: ROUNDS }, () => {
+    round += 1;
     const ops: Op[] = [];
     for (let n = 0; n < OPS_PER_ROUND; n += 1) {
       const uid = uids[Math.floor(random() * POOL)] ?? '';
@@ -156,7 +165,11 @@ describe('local backend churn, mixed with wool-format peers', () => {
     const published = new Set<string>();
     const plans = publishers.map(() => [] as Op[][]);
     const truths = publishers.map(() => new Map<string, WorkerInfo>());
-    for (const [i] of publishers.entries()) plans[i] = plan(i, truths[i] ?? new Map<string, WorkerInfo>(), expected, published);
+    /** Events each round makes (for the pacing below). */
+    const perRound: number[] = [];
+    for (const [i] of publishers.entries()) plans[i] = plan(i, truths[i] ?? new Map<string, WorkerInfo>(), expected, published, perRound);
+    const woolrxEvents = (child: Child): number => eventsOf(child).filter(({ worker }) => serialOf(worker) !== undefined).length;
+    let due = 0;
 
     const woolUids: string[] = Array.from({ length: WOOL_PEERS }, () => randomUUID());
     allUids.push(...woolUids);
@@ -181,6 +194,12 @@ describe('local backend churn, mixed with wool-format peers', () => {
         }
       }
       await running;
+      // Pacing: the idle subscribers watching from the start must see every
+      // change (checked below), which a journal of 512 records allows only
+      // to subscribers less than 512 changes behind: a round is ~200 changes,
+      // so none starts before they applied the one before (CI machines are loaded).
+      due += perRound[round] ?? 0;
+      await waitFor(() => early.slice(0, 2).every((child) => woolrxEvents(child) >= due), `idle subscribers to apply round ${round}`, 30_000);
     }
     for (const t of truths) for (const [uid, worker] of t) truth.set(uid, worker);
     const subscribers = [...early, ...late];
