@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { shortHash } from '../../src/backends/local/shortHash.js';
 import { startEtcd, type EtcdCluster } from '../backends/etcd/etcdHarness.js';
 import { Netns } from '../backends/lan/netns.js';
 
@@ -74,8 +75,10 @@ function assertFlat(report: Report): void {
   assert.ok(end.heap - middle.heap < HEAP_SLACK, `heap grew ${end.heap - middle.heap} bytes over the second ${CYCLES} cycles: ${summary}`);
 }
 
+/** What /dev/shm holds of a namespace: named after it, or after its short hash (the segment, woolrx-lock-<hash>/). */
 function ours(namespace: string): string[] {
-  return readdirSync('/dev/shm').filter((name) => name.includes(namespace));
+  const hash = shortHash(namespace);
+  return readdirSync('/dev/shm').filter((name) => name.includes(namespace) || name.includes(hash));
 }
 
 let cluster: EtcdCluster | undefined;
