@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { shortHash } from '../../src/backends/local/shortHash.js';
 import { startEtcd, type EtcdCluster } from '../backends/etcd/etcdHarness.js';
 import { Netns } from '../backends/lan/netns.js';
 
@@ -20,10 +21,13 @@ interface Usage {
   readonly fds: number;
   readonly handles: number;
   readonly heap: number;
+  /** Resident set size (reported, not asserted: the allocator keeps freed pages). */
+  readonly rss: number;
   readonly watchers: number;
   readonly registryWatchers: number;
 }
 interface Report {
+  readonly backend: string;
   readonly start: Usage;
   readonly middle: Usage;
   readonly end: Usage;
@@ -54,6 +58,12 @@ function run(args: readonly string[]): Promise<Report> {
 function assertFlat(report: Report): void {
   const { start, middle, end } = report;
   const summary = JSON.stringify(report);
+  const mb = (bytes: number): string => (bytes / 1048576).toFixed(1);
+  console.log(
+    `# leaks ${report.backend}: fds ${start.fds}/${middle.fds}/${end.fds}, ` +
+      `handles ${start.handles}/${middle.handles}/${end.handles}, heap MB ${mb(start.heap)}/${mb(middle.heap)}/${mb(end.heap)}, ` +
+      `RSS MB ${mb(start.rss)}/${mb(middle.rss)}/${mb(end.rss)}, server watchers ${start.watchers}/${end.watchers} (start/after 1,000/after 2,000 cycles)`,
+  );
   // The first window may still open a pooled connection (etcd's gRPC); a
   // leak keeps growing through the second.
   assert.equal(end.fds, middle.fds, `file descriptors: ${summary}`);
@@ -65,8 +75,10 @@ function assertFlat(report: Report): void {
   assert.ok(end.heap - middle.heap < HEAP_SLACK, `heap grew ${end.heap - middle.heap} bytes over the second ${CYCLES} cycles: ${summary}`);
 }
 
+/** What /dev/shm holds of a namespace: named after it, or after its short hash (the segment, woolrx-lock-<hash>/). */
 function ours(namespace: string): string[] {
-  return readdirSync('/dev/shm').filter((name) => name.includes(namespace));
+  const hash = shortHash(namespace);
+  return readdirSync('/dev/shm').filter((name) => name.includes(namespace) || name.includes(hash));
 }
 
 let cluster: EtcdCluster | undefined;

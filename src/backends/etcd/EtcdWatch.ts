@@ -271,13 +271,30 @@ export class EtcdWatch {
           EtcdWatch.#close(stream);
           reject(new GRPCDeadlineExceededError(`etcd did not confirm the watch within ${this.#settings.requestTimeout} ms`));
         }, this.#settings.requestTimeout);
-        // Closed before etcd confirmed it (unsubscribed, abandoned): settle now, leave no timer behind.
+        // Closed before etcd confirmed it (unsubscribed, abandoned): settle
+        // now, but close the stream only once etcd confirms the watch — one
+        // cancelled before that can leave the watcher open on the server
+        // (seen with etcd 3.4 and a shared client: a subscriber unsubscribing
+        // right after its initial burst leaked a watcher and a watch stream
+        // each time) — or once it fails, or after requestTimeout.
+        let closer: ReturnType<typeof setTimeout> | undefined;
         const abandon = (): void => {
           settled();
           resolve();
+          if (closer !== undefined) return;
+          closer = setTimeout(() => EtcdWatch.#close(stream), this.#settings.requestTimeout);
+          closer.unref();
         };
         this.#abandonOpening = abandon;
         stream.on('data', (response) => {
+          if (closer !== undefined) {
+            // Abandoned: close as soon as the watch exists on the server.
+            if (response.created) {
+              clearTimeout(closer);
+              EtcdWatch.#close(stream);
+            }
+            return;
+          }
           if (!created && response.created) {
             created = true;
             settled();
@@ -286,6 +303,10 @@ export class EtcdWatch {
           this.#onResponse(response, generation);
         });
         const broken = (error: Error): void => {
+          if (closer !== undefined) {
+            clearTimeout(closer);
+            return;
+          }
           if (created) {
             this.#onBroken(error, generation);
             return;
@@ -397,10 +418,11 @@ export class EtcdWatch {
   #closeStream(): void {
     const abandon = this.#abandonOpening;
     this.#abandonOpening = undefined;
-    abandon?.();
     const stream = this.#stream;
     this.#stream = undefined;
-    if (stream !== undefined) EtcdWatch.#close(stream);
+    // Still opening: abandoned, it closes itself once etcd confirms the watch.
+    if (abandon !== undefined) abandon();
+    else if (stream !== undefined) EtcdWatch.#close(stream);
   }
 
   static #close(stream: WatchStream): void {

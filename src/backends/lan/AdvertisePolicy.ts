@@ -26,7 +26,7 @@ type Addresses = Omit<AdvertisedAddress, 'port'>;
  * | situation | advertised |
  * |---|---|
  * | `advertiseHost` given | its address (a host name resolved once; a function called once, lazily) |
- * | worker on a wildcard host | the default-route address ({@link AdvertiseHostError} when none) |
+ * | worker on a wildcard host | the default-route address, found once per publisher and family ({@link AdvertiseHostError} when none) |
  * | worker on a loopback host | that address, and a warning (other hosts cannot reach it) |
  * | worker on another host | that address (a host name resolved once) |
  * | a `unix:` worker | `TypeError` |
@@ -37,6 +37,8 @@ export class AdvertisePolicy {
   readonly #warn: (message: string, uid: string) => void;
   readonly #lookups = new Map<string, Promise<Addresses>>();
   #advertised: Promise<string> | undefined;
+  /** The default-route address per family, found once (as wool does): an update never moves a worker. */
+  readonly #defaultRoute = new Map<4 | 6, Promise<string | undefined>>();
 
   /**
    * @param advertiseHost The `advertiseHost` option.
@@ -66,7 +68,12 @@ export class AdvertisePolicy {
     if (isWildcardHost(host)) {
       const families: (4 | 6)[] = ipv6 ? [4, 6] : [4];
       for (const family of families) {
-        const address = await defaultRouteAddress(family);
+        let pending = this.#defaultRoute.get(family);
+        if (pending === undefined) {
+          pending = defaultRouteAddress(family);
+          this.#defaultRoute.set(family, pending);
+        }
+        const address = await pending;
         if (address !== undefined) return family === 4 ? { ipv4: [address], ipv6: [] } : { ipv4: [], ipv6: [address] };
       }
       throw new AdvertiseHostError(host, `worker ${uid} listens on a wildcard address and this host has no default route`);

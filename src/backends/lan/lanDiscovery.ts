@@ -48,7 +48,7 @@ const MAX_DELAY_MS = 2_147_483_647;
  *   registers it instead, as wool does), `worker-dropped` of one is a no-op.
  *   Advertised address: `advertiseHost` when given (a function is called
  *   once per publisher); else the worker's host, a wildcard host being
- *   replaced by the default-route address ({@link AdvertiseHostError} when
+ *   replaced by the default-route address, found once per publisher ({@link AdvertiseHostError} when
  *   there is none) and a loopback host reported as a `warning` diagnostic.
  *
  * @example

@@ -13,7 +13,7 @@ export interface LanDiscoveryOptions {
    * address; a host name is resolved once per publisher); a function is
    * called lazily, once per publisher. Default: each worker's own host; a
    * wildcard host (`0.0.0.0`, `::`) is replaced by this host's default-route
-   * address. A wildcard here is a `TypeError`.
+   * address, found once per publisher. A wildcard here is a `TypeError`.
    */
   readonly advertiseHost?: AdvertiseHost | undefined;
   /**

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { MissingDependencyError } from '../../errors/MissingDependencyError.js';
+import { requireOptional } from '../requireOptional.js';
 import { openSafe } from './openSafe.js';
 
 const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
@@ -13,6 +15,39 @@ const NO_SLOT = 0xffffffff;
 export const JOURNAL_RECORDS = 512;
 /** Payload length meaning "too large for the journal: read the worker's block". */
 export const SEE_BLOCK = 0xffffffff;
+
+/** The part of `fs-ext-extra-prebuilt` used here. */
+interface FsExt {
+  flockSync(fd: number, flags: 'shnb' | 'exnb'): unknown;
+}
+
+/** The flock addon, or `undefined` when it is not installed (then journals are neither flocked nor removed while a segment stays). */
+function flockAddon(): FsExt | undefined {
+  try {
+    return requireOptional<FsExt>('fs-ext-extra-prebuilt', 'woolrx/local');
+  } catch (error) {
+    if (error instanceof MissingDependencyError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Takes a non-blocking `flock(2)` on a descriptor.
+ * @returns `false` when another descriptor holds a conflicting lock (or,
+ * for an exclusive lock, when the addon is missing: nobody can be told apart).
+ */
+function tryFlock(fd: number, how: 'shnb' | 'exnb'): boolean {
+  const addon = flockAddon();
+  if (addon === undefined) return how === 'shnb';
+  try {
+    addon.flockSync(fd, how);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') return false;
+    throw error;
+  }
+}
 
 /** A u64 LE below 2^53 as a number (no BigInt: this runs for every record). */
 function readU64(buffer: Buffer, offset: number): number {
@@ -66,6 +101,12 @@ export interface JournalRecord {
  * overwritten meanwhile. A file of another format is not used (openForRead
  * and openForWrite return `undefined`): subscribers then find every change
  * by scanning, as they do wool's.
+ *
+ * Whoever has it open (a publisher, a subscriber) holds a shared `flock` on
+ * it for as long: the last woolrx process to leave a namespace whose
+ * segment stays (wool's, or holding wool's workers) removes the journal
+ * when no one else holds it ({@link Journal.removeIfUnused}), since wool,
+ * leaving last, would not.
  * @internal
  */
 export class Journal {
@@ -118,6 +159,8 @@ export class Journal {
       randomBytes(8).copy(header, 24);
       header.writeUInt32LE(MAGIC, 0);
       writeSync(fd, header, 0, HEADER_SIZE, 0);
+      // Under the namespace lock: nobody is removing it.
+      tryFlock(fd, 'shnb');
       return new Journal(fd);
     } catch (error) {
       closeSync(fd);
@@ -141,13 +184,46 @@ export class Journal {
     return Journal.#adopt(fd);
   }
 
-  /** Wraps an open descriptor; closes it and returns `undefined` if it is not a journal of this format. */
+  /**
+   * Wraps an open descriptor, holding a shared `flock` on it; closes it and
+   * returns `undefined` if it is not a journal of this format, or is being
+   * removed (its remover holds an exclusive `flock`).
+   */
   static #adopt(fd: number): Journal | undefined {
     try {
+      if (!tryFlock(fd, 'shnb')) {
+        closeSync(fd);
+        return undefined;
+      }
       return new Journal(fd);
     } catch {
       closeSync(fd);
       return undefined;
+    }
+  }
+
+  /**
+   * Removes the journal if no process has it open (as a {@link Journal}:
+   * each holds a shared `flock`). Call under the namespace lock, with this
+   * process's own journals closed.
+   * @param path The journal's path.
+   * @returns Whether there is no journal left.
+   * @internal
+   */
+  static removeIfUnused(path: string): boolean {
+    let fd: number;
+    try {
+      fd = openSafe(path, constants.O_RDONLY).fd;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      throw error;
+    }
+    try {
+      if (!tryFlock(fd, 'exnb')) return false;
+      unlinkSync(path);
+      return true;
+    } finally {
+      closeSync(fd);
     }
   }
 

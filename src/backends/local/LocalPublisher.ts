@@ -68,26 +68,31 @@ export class LocalPublisher extends PublisherBase {
   /** close(): withdraws what this publisher owns, then cleans up if this was the last one out. */
   protected override async shutdown(): Promise<void> {
     try {
-      // Nothing to withdraw, and nothing created (not even wool's lock file).
-      if (this.#registered.size === 0 && !this.#writer.touched) return;
-      let gone = false;
+      // Nothing to withdraw, and nothing created (not even wool's lock file)
+      // but perhaps the lock's directory, by an attempt that timed out.
+      if (this.#registered.size === 0 && !this.#writer.touched) {
+        removeLockParent(this.#names);
+        return;
+      }
       await this.#writer.locked((segment) => {
-        if (segment !== undefined) {
-          for (const [uid, ino] of this.#registered) {
-            // Re-registered by someone else since (a new block): not ours any more.
-            if (this.#writer.blockIno(uid) !== ino) continue;
-            // Touched here, not after the release: the cleanup below may
-            // remove the notification file, which a later touch would re-create.
-            if (this.#writer.withdraw(segment, uid)) touchNotify(this.#names);
-          }
+        for (const [uid, ino] of this.#registered) {
+          // Re-registered by someone else since (a new block): not ours any more.
+          if (this.#writer.blockIno(uid) !== ino) continue;
+          // Touched here, not after the release: the cleanup below may
+          // remove the notification file, which a later touch would re-create.
+          if (segment !== undefined && this.#writer.withdraw(segment, uid)) touchNotify(this.#names);
+          // Its slot went with a segment removed (or replaced) from outside
+          // (wool's owner unlinks its segment at exit): the block is still ours.
+          else unlinkQuietly(this.#writer.blockPath(uid));
         }
         this.#registered.clear();
         this.#writer.forget();
         // Holding both locks: may also unlink wool's lock file.
-        gone = cleanupNamespace(this.#names);
+        cleanupNamespace(this.#names);
         return 0;
       }, false);
-      if (gone) removeLockParent(this.#names);
+      // Empty once released if the namespace (or just the journal) is gone; a no-op otherwise.
+      removeLockParent(this.#names);
     } catch (error) {
       // An object of the namespace is unsafe (another user's, a symbolic
       // link): nothing of it was used, so nothing is left to withdraw.

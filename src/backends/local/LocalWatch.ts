@@ -16,6 +16,9 @@ import { slotUid } from './slotUid.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { WorkerBlocks } from './WorkerBlocks.js';
 
+/** Longest wait for the lock of a subscriber's background work, in ms. */
+const BACKGROUND_LOCK_TIMEOUT = 30_000;
+
 /**
  * One subscription's watch of a local namespace: the loop that composes
  * the pieces. Finding what changed costs what changed, not what exists:
@@ -61,6 +64,8 @@ export class LocalWatch {
   #full = false;
   /** Entries found by the current scan (liveness checks them at once). */
   #fresh = new Set<BlockEntry>();
+  /** While set: collects the uid of every journal record applied (see #reconcile). */
+  #journaled: Set<string> | undefined;
 
   /**
    * @param names The namespace's names.
@@ -70,6 +75,9 @@ export class LocalWatch {
    */
   constructor(names: LocalNames, settings: LocalSettings, diagnostics: Subject<DiscoveryDiagnostic>, sink: DiscoverySink) {
     this.#names = names;
+    // The subscriber's own background work (reclaims, the last one out's
+    // cleanup) never waits for the lock without bound.
+    settings = { ...settings, lockTimeout: Math.min(settings.lockTimeout, BACKGROUND_LOCK_TIMEOUT) };
     this.#settings = settings;
     this.#diagnostics = diagnostics;
     this.#sink = sink;
@@ -195,6 +203,7 @@ export class LocalWatch {
   /** Applies one journal record: the mirror's slot, then the worker. */
   readonly #applyRecord = (record: JournalRecord): boolean => {
     const uid = slotUid(record.uid, 0);
+    this.#journaled?.add(uid);
     this.#mirror.applyRecord(record, uid);
     const workers = this.#workers;
     let entry = workers.get(uid);
@@ -216,35 +225,75 @@ export class LocalWatch {
    * slot table are dropped, uids new to it are read from their blocks, and
    * blocks are queued for comparison (`all`: every one; `poll`: a
    * round-robin slice; `changed`: only new and pending ones, at once).
+   *
+   * The segment is read between two replays of the journal. What it shows
+   * may be newer than the records applied before it (publishers keep
+   * writing meanwhile, and applying a backlog takes time: each record's
+   * event runs the subscriber's code), so its verdict on a uid is taken
+   * only if no record of that uid came after the read's first replay:
+   * otherwise the records, applied in order, are as new as the read or
+   * newer. Taking the read's verdict first would drop a worker and then
+   * replay an older record of it (a re-add), re-emitting a worker that is
+   * gone.
    * @param blocks Which blocks to compare.
    * @param initial The initial state: start replay at the journal's head.
    */
   #reconcile(blocks: 'all' | 'poll' | 'changed', initial = false): void {
-    this.#journal.follow(this.#applyRecord, initial, true);
+    const journal = this.#journal;
+    journal.follow(this.#applyRecord, initial, true);
     if (this.#left) return;
     const mirror = this.#mirror;
     const workers = this.#workers;
     const changed = mirror.read(this.#wake.segmentMoved);
     this.#wake.segmentMoved = false;
     this.#reportSegment();
-    const touched = new Set<BlockEntry>();
     // Workers and mirror agree but for the slots that changed, unless the
     // mirror is stale: then compare every uid.
     const stale = mirror.stale;
     mirror.stale = false;
+    // Records appended since the read's first replay: their uids are the
+    // journal's to report, not the read's.
+    const journaled = (this.#journaled = new Set<string>());
+    let replayed: boolean;
+    try {
+      replayed = journal.follow(this.#applyRecord);
+    } finally {
+      this.#journaled = undefined;
+    }
+    if (this.#left) return;
+    if (!replayed) {
+      // Records lost (overrun): the next scan reconciles everything again.
+      this.#full = true;
+      this.#wake.schedule();
+    }
+    const touched = new Set<BlockEntry>();
+    let deferred = false;
     for (const uid of stale ? [...workers.uids()] : changed) {
       const entry = workers.get(uid);
-      if (entry !== undefined && !mirror.has(uid)) {
-        workers.drop(entry);
-        if (this.#left) return;
+      if (entry === undefined || mirror.has(uid)) continue;
+      if (journaled.has(uid)) {
+        deferred = true;
+        continue;
       }
+      workers.drop(entry);
+      if (this.#left) return;
     }
     for (const uid of stale ? mirror.uids() : changed) {
       if (workers.get(uid) !== undefined || !mirror.has(uid)) continue;
+      if (journaled.has(uid)) {
+        deferred = true;
+        continue;
+      }
       const entry = workers.add(uid);
       this.#fresh.add(entry);
       touched.add(entry);
     }
+    // A uid the journal and the read disagree on (the record of the change
+    // the read showed is still to come, or the read was older than the
+    // records), or records the copy could not follow: the next scan reads
+    // the segment again and compares every uid.
+    if (deferred) mirror.stale = true;
+    if (mirror.stale) this.#wake.schedule();
     for (const entry of workers.takePending()) if (mirror.has(entry.uid)) touched.add(entry);
     for (const entry of touched) {
       workers.recheck(entry);

@@ -1,6 +1,7 @@
-import { rmdirSync } from 'node:fs';
+import { existsSync, readSync, rmdirSync, unlinkSync } from 'node:fs';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { retryDelay } from '../../discovery/retryDelay.js';
+import { FREE_SLOT, SLOT_SIZE } from './layout.js';
 import { LockTimeoutError } from './LockTimeoutError.js';
 import { WoolFlock } from './WoolFlock.js';
 
@@ -120,17 +121,36 @@ export function tryNamespaceLock(options: NamespaceLockOptions): Release | undef
 }
 
 /**
- * Removes the (empty) directory of woolrx's lock; a no-op while anything is
- * in it. For the last one out, after releasing (the lock file was unlinked
- * while held).
- * @param options The lock.
+ * Removes woolrx's lock directory once no woolrx process uses the
+ * namespace: takes woolrx's lock without waiting and, if there is no
+ * journal beside it (journals are removed when unused) and no intent
+ * record is pending (see NamespaceWriter.intend), unlinks the lock file
+ * while holding it (woolrx peers re-check its path after locking); then
+ * removes the directory if it is empty. A no-op while anyone holds the
+ * lock or uses the namespace. For the last one out, after releasing, and
+ * for a publisher whose attempts all timed out.
+ * @param names The lock's names.
  * @internal
  */
-export function removeLockParent(options: Pick<NamespaceLockOptions, 'lockDirPath'>): void {
+export function removeLockParent(names: Pick<NamespaceLockOptions, 'lockDirPath' | 'rxLockPath'> & { readonly journalPath: string }): void {
+  if (existsSync(names.rxLockPath) && !existsSync(names.journalPath)) {
+    const flock = new WoolFlock(names.rxLockPath);
+    try {
+      const fd = flock.tryLock() ? flock.fd : undefined;
+      const intent = Buffer.alloc(SLOT_SIZE);
+      if (fd !== undefined && !existsSync(names.journalPath)) {
+        if (readSync(fd, intent, 0, SLOT_SIZE, 0) < SLOT_SIZE || intent.equals(FREE_SLOT)) unlinkSync(names.rxLockPath);
+      }
+    } catch {
+      // Gone meanwhile, or not ours: leave it.
+    } finally {
+      flock.close();
+    }
+  }
   try {
-    rmdirSync(options.lockDirPath);
+    rmdirSync(names.lockDirPath);
   } catch {
-    // Held again already, or gone.
+    // Held again already, in use, or gone.
   }
 }
 

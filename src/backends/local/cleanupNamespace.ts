@@ -1,5 +1,6 @@
 import { closeSync, constants, lstatSync, readSync, rmdirSync, statSync, writeSync } from 'node:fs';
 import { assertSafe } from './assertSafe.js';
+import { Journal } from './Journal.js';
 import { openSafe } from './openSafe.js';
 import { reclaimOrphan } from './reclaimOrphan.js';
 import { SegmentFile } from './SegmentFile.js';
@@ -51,44 +52,60 @@ function ownedIno(names: LocalNames): number | undefined {
 }
 
 /**
+ * Whether the segment must stay: it exists and woolrx did not create it,
+ * or some slot is taken. Otherwise unlinks it (if any).
+ */
+function segmentStays(names: LocalNames): boolean {
+  const stat = statSync(names.segmentPath, { throwIfNoEntry: false });
+  if (stat === undefined) return false;
+  if (ownedIno(names) !== stat.ino) return true;
+  const segment = SegmentFile.open(names.segmentPath, false);
+  if (segment === undefined) return true;
+  try {
+    const capacity = segment.capacity();
+    if (capacity === undefined || segment.ino !== stat.ino) return true;
+    const table = Buffer.alloc(16 * capacity);
+    segment.readTable(table, capacity);
+    for (let i = 0; i < table.length; i += 8) {
+      if (table.readBigUInt64LE(i) !== 0n) return true;
+    }
+  } finally {
+    segment.close();
+  }
+  unlinkQuietly(names.segmentPath);
+  return false;
+}
+
+/**
  * "Last one out": called under the namespace lock (woolrx's lock *and*
- * wool's flock) by a leaving publisher or subscriber. Unlinks the segment if
- * woolrx created it and no slot is taken; once there is no segment, removes
- * woolrx's journal, the notification file, the owner record, the directory
- * (if nothing else is in it) and wool's lock file. A segment holding workers,
- * or created by wool, is left alone — so it is never pulled from under a
- * peer that still has workers in it.
+ * wool's flock) by a leaving publisher or subscriber, its own journal
+ * closed. Unlinks the segment if woolrx created it and no slot is taken;
+ * once there is no segment, removes woolrx's journal, the notification
+ * file, the owner record, the directory (if nothing else is in it) and
+ * wool's lock file. A segment holding workers, or created by wool, is left
+ * alone — so it is never pulled from under a peer that still has workers
+ * in it; woolrx's journal beside it is removed if no other woolrx process
+ * has it open (wool, leaving last, would not remove it).
+ *
+ * The caller then releases the lock and calls `removeLockParent` (a no-op
+ * unless the lock's directory is left empty).
  *
  * @param names The namespace's names.
- * @returns `true` if the namespace is gone (no segment left): the caller then
- * removes the lock's parent directory once it has released the lock.
+ * @returns `true` if the namespace is gone (no segment left).
  * @internal
  */
 export function cleanupNamespace(names: LocalNames): boolean {
-  const stat = statSync(names.segmentPath, { throwIfNoEntry: false });
-  if (stat !== undefined) {
-    if (ownedIno(names) !== stat.ino) return false;
-    const segment = SegmentFile.open(names.segmentPath, false);
-    if (segment === undefined) return false;
-    try {
-      const capacity = segment.capacity();
-      if (capacity === undefined || segment.ino !== stat.ino) return false;
-      const table = Buffer.alloc(16 * capacity);
-      segment.readTable(table, capacity);
-      for (let i = 0; i < table.length; i += 8) {
-        if (table.readBigUInt64LE(i) !== 0n) return false;
-      }
-    } finally {
-      segment.close();
-    }
-    unlinkQuietly(names.segmentPath);
+  if (segmentStays(names)) {
+    Journal.removeIfUnused(names.journalPath);
+    return false;
   }
   reclaimOrphan(names);
   unlinkQuietly(names.journalPath);
   closeNotify(names);
   // Nothing is removed from a notification directory that is not safe
   // (another user's, a symbolic link): woolrx never used it.
-  if (safeDir(names.notifyDir)) {
+  const notifyDirSafe = safeDir(names.notifyDir);
+  if (notifyDirSafe) {
     unlinkQuietly(names.ownerPath);
     unlinkQuietly(names.notifyPath);
   }
@@ -98,7 +115,7 @@ export function cleanupNamespace(names: LocalNames): boolean {
   // woolrx's lock file, held too (woolrx peers re-check its path likewise).
   unlinkQuietly(names.rxLockPath);
   try {
-    if (safeDir(names.notifyDir)) rmdirSync(names.notifyDir);
+    if (notifyDirSafe) rmdirSync(names.notifyDir);
   } catch {
     // Not empty (someone else's file) or already gone: leave it.
   }

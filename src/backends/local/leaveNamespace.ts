@@ -14,15 +14,15 @@ import type { LocalNames, LocalSettings } from './types.js';
  */
 export function leaveNamespace(names: LocalNames, settings: LocalSettings, warn: (message: string, error: unknown) => void): void {
   const run = (release: () => void): void => {
-    let gone = false;
     try {
-      gone = cleanupNamespace(names);
+      cleanupNamespace(names);
     } catch (error) {
       warn('Cleaning up the namespace failed', error);
     } finally {
       release();
     }
-    if (gone) removeLockParent(names);
+    // Empty once released if the journal went too (a no-op otherwise).
+    removeLockParent(names);
   };
   try {
     const release = tryNamespaceLock({ ...names, ...settings });

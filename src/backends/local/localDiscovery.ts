@@ -28,6 +28,10 @@ function isPollInterval(value: unknown): value is number | false {
   return value === false || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_MS);
 }
 
+function isLockTimeout(value: unknown): value is number {
+  return value === Infinity || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_MS);
+}
+
 function isPath(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
 }
@@ -38,7 +42,7 @@ function settingsOf(options: LocalDiscoveryOptions): LocalSettings & { readonly 
   return {
     capacity: read.integer('capacity', 128, 1, 1 << 24),
     blockSize: read.integer('blockSize', 1024, 16, 1 << 24),
-    lockTimeout: read.integer('lockTimeout', 30_000, 0, MAX_MS),
+    lockTimeout: read.check('lockTimeout', `an integer from 0 to ${MAX_MS}, or Infinity (wait without bound)`, isLockTimeout) ?? 30_000,
     lockStale: read.integer('lockStale', 10_000, 2_000, MAX_MS),
     pollInterval: pollInterval === false ? 0 : pollInterval,
     liveness: read.boolean('liveness', true),

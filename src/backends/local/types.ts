@@ -5,12 +5,19 @@ export interface LocalDiscoveryOptions {
    * it (an existing segment keeps the capacity in its header). Default 128.
    */
   readonly capacity?: number | undefined;
-  /** Bytes of each worker block this process creates (u32 length + protobuf). Default 1024. */
+  /**
+   * Bytes of each worker block this process creates (u32 length + protobuf),
+   * an integer from 16 to 16 MiB (`1 << 24`). A worker whose record does not
+   * fit is rejected with `BlockExhaustedError`. Default 1024 (wool's).
+   */
   readonly blockSize?: number | undefined;
   /**
    * Longest wait for the namespace lock (woolrx's lock and wool's `flock`
-   * together), in ms, before a publish (or a reclaim) fails with
-   * {@link LockTimeoutError}. Default 30 000.
+   * together), in whole ms (fractions are rejected), before a publish fails
+   * with {@link LockTimeoutError}. `Infinity`: wait without bound (wool's
+   * `None`). A subscriber's own background work (reclaiming dead workers,
+   * the last one out's cleanup) waits at most 30 000 ms whatever this is.
+   * Default 30 000.
    */
   readonly lockTimeout?: number | undefined;
   /**

@@ -7,12 +7,20 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { AdvertiseHostError } from '../../../src/backends/lan/AdvertiseHostError.js';
 import { AdvertisePolicy } from '../../../src/backends/lan/AdvertisePolicy.js';
 import { defaultRouteAddress } from '../../../src/backends/lan/defaultRouteAddress.js';
 import type { AdvertiseHost } from '../../../src/backends/lan/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
+import { Netns } from './netns.js';
+
+const ROUTE_CHILD = fileURLToPath(new URL('./children/advertiseRoute.ts', import.meta.url));
+const spaces: Netns[] = [];
+after(() => {
+  for (const netns of spaces) netns.dispose();
+});
 
 function worker(address: string) {
   return workerInfo({ uid: randomUUID(), address, pid: 1, version: '1' });
@@ -82,5 +90,46 @@ describe('AdvertisePolicy', () => {
     } else {
       assert.deepEqual(await pending, { port: 7009, ipv4: [route], ipv6: [] });
     }
+  });
+
+  it('finds the default-route address once per publisher: an update never moves a known worker (as wool)', async () => {
+    // A namespace of our own with a veth pair (both ends inside it) and a
+    // default route we move between two addresses. Nothing is sent (a UDP
+    // connect only asks the kernel for a route).
+    const netns = Netns.create('route');
+    spaces.push(netns);
+    netns.ip('link', 'add', 'wrxd0', 'type', 'veth', 'peer', 'name', 'wrxd1');
+    netns.ip('link', 'set', 'wrxd1', 'up');
+    netns.ip('link', 'set', 'wrxd0', 'up');
+    netns.ip('addr', 'add', '10.214.0.2/24', 'dev', 'wrxd0');
+    netns.ip('addr', 'add', '10.214.1.2/24', 'dev', 'wrxd0');
+    netns.ip('route', 'add', 'default', 'via', '10.214.0.1', 'src', '10.214.0.2');
+    const child = netns.spawnNode(ROUTE_CHILD);
+    const lines: string[] = [];
+    let err = '';
+    let buffer = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const parts = buffer.split('\n');
+      buffer = parts.pop() ?? '';
+      lines.push(...parts.filter((line) => line !== ''));
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const line = async (n: number): Promise<Record<string, { port: number; ipv4: string[] }>> => {
+      const deadline = Date.now() + 20_000;
+      while (lines.length <= n) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`route child: no line ${n}: ${err}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return JSON.parse(lines[n] ?? '') as Record<string, { port: number; ipv4: string[] }>;
+    };
+    assert.deepEqual((await line(0))['first'], { port: 7100, ipv4: ['10.214.0.2'], ipv6: [] });
+    netns.ip('route', 'replace', 'default', 'via', '10.214.1.1', 'src', '10.214.1.2');
+    child.stdin?.write('moved\n');
+    const answer = await line(1);
+    assert.deepEqual(answer['updated'], { port: 7100, ipv4: ['10.214.0.2'], ipv6: [] }, 'an update keeps the address');
+    assert.deepEqual(answer['added'], { port: 7101, ipv4: ['10.214.0.2'], ipv6: [] }, 'the same publisher keeps its address');
+    assert.deepEqual(answer['fresh'], { port: 7101, ipv4: ['10.214.1.2'], ipv6: [] }, 'a new publisher finds the new route');
+    child.stdin?.end();
   });
 });

@@ -134,7 +134,7 @@ describe('local backend: validation', () => {
     check({ capacity: 0 }, bad('capacity', 'an integer from 1 to 16777216', '0'));
     check({ capacity: 1.5 }, bad('capacity', 'an integer from 1 to 16777216', '1\\.5'));
     check({ blockSize: 4 }, bad('blockSize', 'an integer from 16 to 16777216', '4'));
-    check({ lockTimeout: -1 }, bad('lockTimeout', 'an integer from 0 to 2147483647', '-1'));
+    check({ lockTimeout: -1 }, bad('lockTimeout', 'an integer from 0 to 2147483647, or Infinity \\(wait without bound\\)', '-1'));
     check({ lockStale: 10 }, bad('lockStale', 'an integer from 2000 to 2147483647', '10'));
     check({ pollInterval: -5 }, bad('pollInterval', 'false or an integer from 0 to 2147483647', '-5'));
     check({ pollInterval: true } as never, bad('pollInterval', 'false or an integer from 0 to 2147483647', 'true'));

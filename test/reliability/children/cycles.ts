@@ -74,13 +74,14 @@ async function serverWatchers(): Promise<number> {
   return total;
 }
 
-async function usage(): Promise<{ fds: number; handles: number; heap: number; watchers: number; registryWatchers: number }> {
+async function usage(): Promise<{ fds: number; handles: number; heap: number; rss: number; watchers: number; registryWatchers: number }> {
   globalThis.gc?.();
   globalThis.gc?.();
   return {
     fds: await settledFds(),
     handles: process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap').length,
     heap: process.memoryUsage().heapUsed,
+    rss: process.memoryUsage().rss,
     watchers: await serverWatchers(),
     registryWatchers: MemoryRegistry.default.watcherCount(namespace),
   };
