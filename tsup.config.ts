@@ -18,8 +18,8 @@ const entry = {
 
 /**
  * Shared by both builds.
- * - rxjs is the peer; proper-lockfile and multicast-dns are small plain-JS
- *   dependencies reached only from the backend subpaths.
+ * - rxjs is the peer; multicast-dns is a small plain-JS dependency
+ *   reached only from the backend subpaths.
  * - protobufjs's minimal runtime (about 20 kB) is bundled, so the core has no
  *   dependency besides rxjs (its licence is in THIRD_PARTY_NOTICES.md);
  *   its optional `long` is left out (wool's messages have no 64-bit field).
@@ -39,7 +39,7 @@ const common: Options = {
   // Class names survive bundling: errors' `name` and cross-copy `instanceof` (WoolrxError) use them.
   keepNames: true,
   silent: true,
-  external: ['rxjs', 'proper-lockfile', 'multicast-dns', 'fs-ext-extra-prebuilt'],
+  external: ['rxjs', 'multicast-dns', 'fs-ext-extra-prebuilt'],
   // etcd3 is 'not external' only so that lazyOptionalModule gets to resolve it.
   noExternal: ['protobufjs', 'etcd3', 'long'],
   esbuildPlugins: [lazyOptionalModule('etcd3'), emptyModule('long')],

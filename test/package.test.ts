@@ -40,7 +40,7 @@ describe('package', () => {
   });
 
   it('installs light: etcd3 is an optional peer, the flock addon an optional dependency, the protobuf runtime bundled', () => {
-    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['multicast-dns', 'proper-lockfile']);
+    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['multicast-dns']);
     assert.deepEqual(Object.keys(pkg.optionalDependencies), ['fs-ext-extra-prebuilt']);
     assert.ok(pkg.peerDependencies['etcd3'] !== undefined && pkg.peerDependenciesMeta['etcd3']?.optional === true);
   });

@@ -21,7 +21,7 @@ export interface LocalDiscoveryOptions {
    */
   readonly lockTimeout?: number | undefined;
   /**
-   * Accepted for compatibility (at least 2 000), no longer used: woolrx's
+   * @deprecated Accepted for compatibility (at least 2 000), no longer used: woolrx's
    * lock is a kernel `flock(2)`, released the moment its holder dies, so
    * there is no stale lock to wait for. Default 10 000.
    */
