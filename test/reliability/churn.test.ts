@@ -7,13 +7,13 @@
 // duplicated, out of order, spurious or resurrected (test/reliability/
 // streamCheck.ts); an idle subscriber that watched from the start saw every
 // change (nothing lost: its per-uid sequence is exactly the published one).
+import { killWoolPeers, startWoolPeer, withdrawWoolPeer } from '../interop/woolPeerProcess.js';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { shortHash } from '../../src/backends/local/index.js';
 import type { DiscoveryEvent, DiscoveryEventType } from '../../src/events/types.js';
 import { sameWorker } from '../../src/model/sameWorker.js';
@@ -29,14 +29,12 @@ const OPS_PER_ROUND = 100; // per publisher: 3,000 operations in all
 const LATE_AFTER_ROUND = 3; // late subscribers join while round 4 runs
 const WOOL_PEERS = 4;
 const BUSY = '../../../reliability/children/busySubscriber.ts';
-const WOOLPEER = fileURLToPath(new URL('../interop/woolpeer.py', import.meta.url));
 
 const namespace = uniqueNamespace('churn16');
 const allUids: string[] = [];
-const peers: ChildProcessWithoutNullStreams[] = [];
 
 after(async () => {
-  for (const peer of peers) if (peer.exitCode === null) peer.kill('SIGKILL');
+  killWoolPeers();
   await killChildren();
   // wool's flock file (temp directory) is wool's to leave behind.
   rmSync(join(TMP, `wool-lock-${shortHash(namespace)}`), { force: true });
@@ -128,21 +126,9 @@ function plan(
 /** A wool-format peer registering one worker; resolves once it printed "ready". */
 async function woolPeer(uid: string): Promise<ChildProcessWithoutNullStreams> {
   const args = ['publish', '--namespace', namespace, '--uid', uid, '--address', '127.0.0.1:7300', '--pid', String(process.pid), '--version', '1.0.0'];
-  const peer = spawn('python3', [WOOLPEER, ...args]);
-  peers.push(peer);
-  let output = '';
-  peer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  peer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(() => output.includes('ready') || peer.exitCode !== null, 'wool peer ready', 20_000);
-  assert.equal(peer.exitCode, null, `wool peer failed: ${output}`);
-  return peer;
+  return startWoolPeer(args, 20_000);
 }
 
-async function withdraw(peer: ChildProcessWithoutNullStreams): Promise<void> {
-  peer.stdin.end();
-  const code = await new Promise<number | null>((resolve) => (peer.exitCode !== null ? resolve(peer.exitCode) : peer.once('exit', resolve)));
-  assert.equal(code, 0);
-}
 
 const eventsOf = (child: Child): DiscoveryEvent[] =>
   child.messages.flatMap((m) => ((m as { event?: DiscoveryEvent }).event ? [(m as { event: DiscoveryEvent }).event] : []));
@@ -189,7 +175,7 @@ describe('local backend churn, mixed with wool-format peers', () => {
         const leaving = woolUids[(round - 6) / 2];
         const leaver = leaving === undefined ? undefined : woolAlive.get(leaving);
         if (leaving !== undefined && leaver !== undefined) {
-          await withdraw(leaver);
+          await withdrawWoolPeer(leaver);
           woolAlive.delete(leaving);
         }
       }
@@ -210,7 +196,7 @@ describe('local backend churn, mixed with wool-format peers', () => {
       return equals(woolTruth(state), truth) && [...woolAlive.keys()].every((uid) => state.has(uid));
     };
     await waitFor(() => subscribers.every(converged), 'every subscriber to converge on the truth', 30_000);
-    for (const peer of woolAlive.values()) await withdraw(peer);
+    for (const peer of woolAlive.values()) await withdrawWoolPeer(peer);
     woolAlive.clear();
     await Promise.all(publishers.map((child) => child.call({ op: 'exit' })));
     await waitFor(() => subscribers.every((child) => checkStream(eventsOf(child), '').state.size === 0), 'every worker withdrawn', 30_000);

@@ -1,22 +1,20 @@
 // #16 item 3: /dev/shm leaks, each reproduced in isolation with real
 // processes: wool's format through the stand-in peer test/interop/woolpeer.py,
 // woolrx's lock through a lock-holding child.
+import { killWoolPeers, startWoolPeer, withdrawWoolPeer } from '../interop/woolPeerProcess.js';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { blockName } from '../../src/backends/local/blockName.js';
 import { localDiscovery, shortHash } from '../../src/backends/local/index.js';
 import { assertClean, Child, isLockTimeout, killChildren, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from '../backends/local/helpers.js';
 
-const WOOLPEER = fileURLToPath(new URL('../interop/woolpeer.py', import.meta.url));
 const used: { namespace: string; uids: string[]; wool?: boolean }[] = [];
-const peers: ChildProcessWithoutNullStreams[] = [];
 
 after(async () => {
-  for (const peer of peers) if (peer.exitCode === null) peer.kill('SIGKILL');
+  killWoolPeers();
   await killChildren();
   for (const { namespace, uids, wool } of used) {
     // wool's flock file (in the temp directory, not /dev/shm) is wool's to
@@ -32,21 +30,9 @@ const lockDir = (namespace: string): string => join('/dev/shm', `woolrx-lock-${s
 
 async function woolPublish(namespace: string, uid: string): Promise<ChildProcessWithoutNullStreams> {
   const args = ['publish', '--namespace', namespace, '--uid', uid, '--address', '127.0.0.1:7100', '--pid', String(process.pid), '--version', '1', '--unlink-segment-on-exit'];
-  const peer = spawn('python3', [WOOLPEER, ...args]);
-  peers.push(peer);
-  let output = '';
-  peer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  peer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(() => output.includes('ready') || peer.exitCode !== null, 'wool peer ready');
-  assert.equal(peer.exitCode, null, `wool peer failed: ${output}`);
-  return peer;
+  return startWoolPeer(args);
 }
 
-async function withdraw(peer: ChildProcessWithoutNullStreams): Promise<void> {
-  peer.stdin.end();
-  const code = await new Promise<number | null>((resolve) => (peer.exitCode !== null ? resolve(peer.exitCode) : peer.once('exit', resolve)));
-  assert.equal(code, 0);
-}
 
 describe('/dev/shm holds nothing of woolrx once everyone left', () => {
   it("wool leaves last: woolrx's journal (woolrx-lock-<hash>/journal) does not stay behind", async () => {
@@ -65,7 +51,7 @@ describe('/dev/shm holds nothing of woolrx once everyone left', () => {
     recorder.stop();
     // wool's segment still holds wool's worker: it stays, and so does its owner.
     assert.ok(existsSync(join('/dev/shm', shortHash(namespace))));
-    await withdraw(owner);
+    await withdrawWoolPeer(owner);
     assert.equal(existsSync(join('/dev/shm', shortHash(namespace))), false, "wool's owner unlinked its segment");
     assert.equal(existsSync(lockDir(namespace)), false, `${lockDir(namespace)} left behind`);
   });
@@ -92,7 +78,7 @@ describe('/dev/shm holds nothing of woolrx once everyone left', () => {
     await waitFor(() => !early.workers.has(rx.uid), 'woolrx worker withdrawn again');
     early.stop();
     assert.equal(existsSync(lockDir(namespace)), false, `${lockDir(namespace)} left behind by the last woolrx subscriber`);
-    await withdraw(owner);
+    await withdrawWoolPeer(owner);
   });
 
   it("a publisher whose segment was removed from outside unlinks its worker's block on close", async () => {

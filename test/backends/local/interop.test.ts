@@ -1,23 +1,21 @@
 // Interop with wool's format, through test/interop/woolpeer.py: an
 // independent stdlib-only Python peer (flock, mmap, notify touch) written
 // from the wire description, not from woolrx.
+import { killWoolPeers, startWoolPeer, withdrawWoolPeer, WOOLPEER } from '../../interop/woolPeerProcess.js';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { closeSync, existsSync, openSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { localDiscovery, shortHash } from '../../../src/backends/local/index.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { assertClean, Child, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
-const WOOLPEER = fileURLToPath(new URL('../../interop/woolpeer.py', import.meta.url));
 const used: { namespace: string; uids: string[] }[] = [];
-const peers: ChildProcessWithoutNullStreams[] = [];
 
 after(async () => {
-  for (const peer of peers) if (peer.exitCode === null) peer.kill('SIGKILL');
+  killWoolPeers();
   await killChildren();
   for (const { namespace, uids } of used) {
     // wool's flock file is wool's to leave behind (it never removes it); woolrx never creates it.
@@ -39,21 +37,9 @@ function woolArgs(namespace: string, worker: WorkerInfo): string[] {
 
 /** Starts a wool peer publishing `worker`; resolves once it printed "ready". Closing its stdin withdraws it. */
 async function woolPublish(namespace: string, worker: WorkerInfo, extra: string[] = []): Promise<ChildProcessWithoutNullStreams> {
-  const peer = spawn('python3', [WOOLPEER, ...woolArgs(namespace, worker), ...extra]);
-  peers.push(peer);
-  let output = '';
-  peer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  peer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(() => output.includes('ready') || peer.exitCode !== null, 'wool peer ready');
-  assert.equal(peer.exitCode, null, `wool peer failed: ${output}`);
-  return peer;
+  return startWoolPeer([...woolArgs(namespace, worker), ...extra]);
 }
 
-async function withdraw(peer: ChildProcessWithoutNullStreams): Promise<void> {
-  peer.stdin.end();
-  const code = await new Promise<number | null>((resolve) => (peer.exitCode !== null ? resolve(peer.exitCode) : peer.once('exit', resolve)));
-  assert.equal(code, 0);
-}
 
 describe('local backend ↔ wool format (woolpeer.py)', () => {
   it('a woolrx subscriber sees a wool publisher\'s worker with every field, its in-place refresh, and its withdrawal', async () => {
@@ -76,10 +62,10 @@ describe('local backend ↔ wool format (woolpeer.py)', () => {
     const refresher = await woolPublish(namespace, moved);
     await waitFor(() => recorder.of('worker-updated', worker.uid).length === 1, 'in-place refresh seen');
     assert.deepEqual(recorder.workers.get(worker.uid), moved);
-    await withdraw(refresher);
+    await withdrawWoolPeer(refresher);
     await waitFor(() => recorder.of('worker-dropped', worker.uid).length === 1, 'withdrawal seen');
     assert.deepEqual(recorder.diagnostics.filter((d) => d.kind === 'malformed-record'), []);
-    await withdraw(owner);
+    await withdrawWoolPeer(owner);
     recorder.stop();
   });
 
@@ -117,7 +103,7 @@ describe('local backend ↔ wool format (woolpeer.py)', () => {
     // Still wool's segment, still holding wool's worker.
     const scanned = execFileSync('python3', [WOOLPEER, 'scan', '--namespace', namespace], { encoding: 'utf8' });
     assert.match(scanned, new RegExp(wool.uid));
-    await withdraw(owner);
+    await withdrawWoolPeer(owner);
     await waitFor(() => !recorder.workers.has(wool.uid), 'wool worker withdrawn');
     recorder.stop(); // last one out: removes the notification directory
   });
@@ -164,7 +150,7 @@ describe('local backend ↔ wool format (woolpeer.py)', () => {
     assert.equal(recorder.events.filter((e) => e.type === 'worker-added').length, ours.length + 1);
     assert.deepEqual(recorder.events.filter((e) => e.type === 'worker-updated'), []);
     await publisher.call({ op: 'exit' });
-    await withdraw(owner);
+    await withdrawWoolPeer(owner);
     recorder.stop();
   });
 });
