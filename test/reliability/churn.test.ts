@@ -7,6 +7,7 @@
 // duplicated, out of order, spurious or resurrected (test/reliability/
 // streamCheck.ts); an idle subscriber that watched from the start saw every
 // change (nothing lost: its per-uid sequence is exactly the published one).
+import { prng } from './prng.js';
 import { killWoolPeers, startWoolPeer, withdrawWoolPeer } from '../interop/woolPeerProcess.js';
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -45,17 +46,6 @@ after(async () => {
 type Op = { type: DiscoveryEventType; worker: WorkerInfo };
 type Expected = { type: DiscoveryEventType; serial: number };
 
-/** mulberry32: a seeded PRNG, so that a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One publisher's operations, round by round; the truth and each uid's expected events are kept up to date. */
 function plan(

@@ -5,31 +5,13 @@
 // The server's own gauges (its /metrics: watchers and watch streams) must
 // come back to where they started. leaks.test.ts covers plain cycles.
 import assert from 'node:assert/strict';
-import { get } from 'node:http';
+import { serverWatchers } from './serverWatchers.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { etcdDiscovery } from '../../src/backends/etcd/etcdDiscovery.js';
 import { startEtcd, type EtcdCluster } from '../backends/etcd/etcdHarness.js';
 import { makeWorker, uniqueNamespace } from '../backends/etcd/helpers.js';
 
-/** etcd's watchers plus the gRPC watch streams that carry them (its Prometheus gauges). */
-function serverWatchers(endpoint: string): Promise<number> {
-  return new Promise<string>((resolve, reject) => {
-    get(`${endpoint}/metrics`, { agent: false }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => resolve(body));
-    }).on('error', reject);
-  }).then((text) => {
-    let total = 0;
-    for (const gauge of ['etcd_debugging_mvcc_watcher_total', 'etcd_debugging_mvcc_watch_stream_total']) {
-      const match = new RegExp(`^${gauge} (\\d+)`, 'm').exec(text);
-      if (match === null) throw new Error(`etcd /metrics has no ${gauge}`);
-      total += Number(match[1]);
-    }
-    return total;
-  });
-}
 
 describe('etcd: an unsubscribe cancels the watch on the server', { timeout: 120_000 }, () => {
   let etcd: EtcdCluster;

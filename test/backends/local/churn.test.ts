@@ -1,6 +1,7 @@
 // Four publisher processes and four subscriber processes churning 2,000
 // add/update/drop operations: every subscriber must converge to the exact
 // final set, with a consistent stream and no spurious update.
+import { prng } from '../../reliability/prng.js';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { DiscoveryEvent, DiscoveryEventType } from '../../../src/events/types.js';
@@ -14,17 +15,6 @@ const SUBSCRIBERS = 4;
 const OPS = 2_000;
 const POOL = 25; // uids per publisher
 
-/** mulberry32: a small seeded PRNG, so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const namespace = uniqueNamespace('churn');
 const allUids: string[] = [];

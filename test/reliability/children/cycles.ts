@@ -9,7 +9,7 @@
  * (lan: inside a network namespace made by the test).
  */
 import { readdirSync } from 'node:fs';
-import { get } from 'node:http';
+import { serverWatchers } from '../serverWatchers.js';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { memoryDiscovery } from '../../../src/backends/memory/memoryDiscovery.js';
 import { MemoryRegistry } from '../../../src/backends/memory/MemoryRegistry.js';
@@ -53,25 +53,9 @@ async function settledFds(): Promise<number> {
   return last;
 }
 
-/** etcd's own count of open watchers and watch streams (its Prometheus gauges), or -1 for other backends. */
-async function serverWatchers(): Promise<number> {
-  if (backend !== 'etcd') return -1;
-  // Not fetch(): its keep-alive pool would hold a descriptor of its own.
-  const text = await new Promise<string>((resolve, reject) => {
-    get(`${endpoint}/metrics`, { agent: false }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => resolve(body));
-    }).on('error', reject);
-  });
-  // Watchers, plus the gRPC watch streams that carry them.
-  let total = 0;
-  for (const gauge of ['etcd_debugging_mvcc_watcher_total', 'etcd_debugging_mvcc_watch_stream_total']) {
-    const match = new RegExp(`^${gauge} (\\d+)`, 'm').exec(text);
-    if (match === null) throw new Error(`etcd /metrics has no ${gauge}`);
-    total += Number(match[1]);
-  }
-  return total;
+/** etcd's server-side watchers and watch streams, or -1 for other backends. */
+function etcdWatchers(): Promise<number> {
+  return backend === 'etcd' ? serverWatchers(endpoint) : Promise.resolve(-1);
 }
 
 async function usage(): Promise<{ fds: number; handles: number; heap: number; rss: number; watchers: number; registryWatchers: number }> {
@@ -82,7 +66,7 @@ async function usage(): Promise<{ fds: number; handles: number; heap: number; rs
     handles: process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap').length,
     heap: process.memoryUsage().heapUsed,
     rss: process.memoryUsage().rss,
-    watchers: await serverWatchers(),
+    watchers: await etcdWatchers(),
     registryWatchers: MemoryRegistry.default.watcherCount(namespace),
   };
 }
