@@ -3,6 +3,7 @@ import { closeSync, constants, fstatSync, ftruncateSync, readSync, unlinkSync, w
 import { MissingDependencyError } from '../../errors/MissingDependencyError.js';
 import { requireOptional } from '../requireOptional.js';
 import { openSafe } from './openSafe.js';
+import { openSafeIfExists } from './openSafeIfExists.js';
 
 const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
 const HEADER_SIZE = 64;
@@ -174,14 +175,8 @@ export class Journal {
    * @returns The journal, or `undefined` if there is none (or it is not initialised yet).
    */
   static openForRead(path: string): Journal | undefined {
-    let fd: number;
-    try {
-      fd = openSafe(path, constants.O_RDONLY).fd;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-    return Journal.#adopt(fd);
+    const file = openSafeIfExists(path, constants.O_RDONLY);
+    return file === undefined ? undefined : Journal.#adopt(file.fd);
   }
 
   /**
@@ -211,13 +206,9 @@ export class Journal {
    * @internal
    */
   static removeIfUnused(path: string): boolean {
-    let fd: number;
-    try {
-      fd = openSafe(path, constants.O_RDONLY).fd;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
-      throw error;
-    }
+    const file = openSafeIfExists(path, constants.O_RDONLY);
+    if (file === undefined) return true;
+    const { fd } = file;
     try {
       if (!tryFlock(fd, 'exnb')) return false;
       unlinkSync(path);

@@ -1,6 +1,7 @@
 import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, readSync, statSync, writeSync } from 'node:fs';
 import { HEADER_SIZE, MAGIC, MAX_READ_CAPACITY, SLOT_SIZE } from './layout.js';
 import { openSafe } from './openSafe.js';
+import { openSafeIfExists } from './openSafeIfExists.js';
 
 /**
  * Why a segment is not ready: `'no-header'` (shorter than its header),
@@ -48,13 +49,8 @@ export class SegmentFile {
    * @throws {UnsafeObjectError} When the name is a symbolic link, another user's object, or writable by others.
    */
   static open(path: string, writable: boolean, maxCapacity = MAX_READ_CAPACITY): SegmentFile | undefined {
-    try {
-      const { fd, stats } = openSafe(path, writable ? constants.O_RDWR : constants.O_RDONLY);
-      return new SegmentFile(fd, stats.ino, maxCapacity);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const file = openSafeIfExists(path, writable ? constants.O_RDWR : constants.O_RDONLY);
+    return file === undefined ? undefined : new SegmentFile(file.fd, file.stats.ino, maxCapacity);
   }
 
   /**

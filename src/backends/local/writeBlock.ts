@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { BlockExhaustedError } from '../../errors/BlockExhaustedError.js';
 import { LENGTH_PREFIX } from './layout.js';
-import { openSafe } from './openSafe.js';
+import { openSafeIfExists } from './openSafeIfExists.js';
 
 /** One buffer for every block write of this process (writes are synchronous). */
 let buffer = Buffer.alloc(4096);
@@ -13,13 +13,8 @@ function scratch(size: number): Buffer {
 
 /** An existing block, checked at open (no symbolic link, this user's, writable by nobody else), and its size. */
 function openExisting(path: string): { fd: number; size: number } | undefined {
-  try {
-    const { fd, stats } = openSafe(path, constants.O_RDWR);
-    return { fd, size: stats.size };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const file = openSafeIfExists(path, constants.O_RDWR);
+  return file === undefined ? undefined : { fd: file.fd, size: file.stats.size };
 }
 
 /**
