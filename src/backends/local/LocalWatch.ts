@@ -62,8 +62,8 @@ export class LocalWatch {
   #stopped = false;
   /** The last scan failed: compare everything at the next. */
   #full = false;
-  /** Entries found by the current scan (liveness checks them at once). */
-  #fresh = new Set<BlockEntry>();
+  /** Entries found by the current scan (liveness checks them at once); cleared, not re-allocated, per scan. */
+  readonly #fresh = new Set<BlockEntry>();
   /** While set: collects the uid of every journal record applied (see #reconcile). */
   #journaled: Set<string> | undefined;
 
@@ -93,10 +93,11 @@ export class LocalWatch {
   /** Starts watching and reads the current state, synchronously: the initial `worker-added` burst. */
   start(): void {
     this.#wake.start();
-    const fresh = (this.#fresh = new Set());
+    this.#fresh.clear();
     this.#reconcile('all', true);
     if (this.#left) return;
-    this.#reclaimer.check(fresh);
+    this.#reclaimer.check(this.#fresh);
+    this.#fresh.clear();
   }
 
   /** Closes watchers, timer and descriptors; then cleans up the namespace if it is left empty. Idempotent. */
@@ -173,7 +174,8 @@ export class LocalWatch {
     const poll = wake.poll;
     wake.poll = false;
     if (wake.recheckDir()) full = true;
-    const fresh = (this.#fresh = new Set());
+    const fresh = this.#fresh;
+    fresh.clear();
     const events = wake.events;
     wake.events = 0;
     // The fast path: woolrx's publishes, replayed in order from the journal.
@@ -191,6 +193,7 @@ export class LocalWatch {
     if (this.#left) return;
     if (more) wake.schedule();
     this.#reclaimer.check(fresh);
+    fresh.clear();
   }
 
   // The sweep's callbacks, bound once (a scan allocates no closures).
