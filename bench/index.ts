@@ -95,13 +95,17 @@ async function runLocal(): Promise<Record<string, unknown>> {
   const { benchLocal } = await import('./local/bench.js');
   const workers = workersArg ?? 1_000;
   const result = await benchLocal({ workers, runs: runsArg });
-  const each = (key: 'p50_us' | 'p99_us'): string => result.runs.map((r) => r[key]).join(', ');
+  const each = (key: 'p50_us' | 'p99_us' | 'subscriber_gcs' | 'publisher_gcs'): string => result.runs.map((r) => r[key]).join(', ');
   printTable(
     `local: add → event, ${workers} workers, publisher and subscriber in separate processes (median of ${result.runs.length} runs)`,
     [
       { name: `p50 (runs: ${each('p50_us')})`, value: result.p50_us, unit: 'µs' },
       { name: `p99 (runs: ${each('p99_us')})`, value: result.p99_us, unit: 'µs' },
       { name: 'subscriber CPU per event', value: result.cpu_us_per_event, unit: 'µs' },
+      { name: `p50 of all runs' latencies pooled`, value: result.pooled_p50_us, unit: 'µs' },
+      { name: `p99 of all runs' latencies pooled`, value: result.pooled_p99_us, unit: 'µs' },
+      { name: `GCs in the timed phase, subscriber (runs: ${each('subscriber_gcs')})`, value: result.subscriber_gcs, unit: 'per run' },
+      { name: `GCs in the timed phase, publisher (runs: ${each('publisher_gcs')})`, value: result.publisher_gcs, unit: 'per run' },
       { name: 'floor p50 (pwrite in /dev/shm → fs.watch in another process)', value: result.floor_p50_us, unit: 'µs' },
       { name: 'floor p99', value: result.floor_p99_us, unit: 'µs' },
       { name: 'host stalls > 1 ms (busy loop, before the runs)', value: result.host_stalls_per_s, unit: 'per s' },

@@ -5,10 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { localDiscovery } from '../../src/backends/local/index.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
+import { gcCounter } from './gcCounter.js';
 
 const [namespace = '', countArg = '0', gapArg = '1'] = process.argv.slice(2);
 const count = Number(countArg);
 const gap = Number(gapArg);
+const gcs = gcCounter();
 const publisher = localDiscovery(namespace, { capacity: count, pollInterval: false }).publisher();
 
 /** The i-th worker of a phase: every phase registers workers of this one shape. */
@@ -50,6 +52,7 @@ process.on('message', (message: { op: string; rounds?: number; size?: number }) 
       process.send?.({ warmed: true });
     } else if (message.op === 'run') {
       const starts: [string, string][] = [];
+      gcs.start();
       for (let i = 0; i < count; i += 1) {
         const worker = benchWorker(i);
         const start = process.hrtime.bigint();
@@ -57,7 +60,10 @@ process.on('message', (message: { op: string; rounds?: number; size?: number }) 
         starts.push([worker.uid, start.toString()]);
         await sleep(gap);
       }
+      gcs.stop();
       process.send?.({ starts });
+    } else if (message.op === 'gcs') {
+      process.send?.({ gcs: gcs.count, gcMs: gcs.ms });
     } else if (message.op === 'stop') {
       await publisher.close();
       process.send?.({ stopped: true });

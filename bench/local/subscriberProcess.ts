@@ -3,6 +3,7 @@
 // argv[2]: namespace, argv[3]: expected workers, argv[4]: warm-up workers
 // to see come and go first (not recorded). Talks to the parent over IPC.
 import { localDiscovery } from '../../src/backends/local/index.js';
+import { gcCounter } from './gcCounter.js';
 
 const [namespace = '', countArg = '0', warmupArg = '0'] = process.argv.slice(2);
 const expected = Number(countArg);
@@ -11,6 +12,7 @@ let warmDrops = 0;
 const arrivals = new Map<string, bigint>();
 let cpuStart: NodeJS.CpuUsage | undefined;
 let cpuAtEnd: NodeJS.CpuUsage | undefined;
+const gcs = gcCounter();
 
 const subscription = localDiscovery(namespace, { capacity: expected })
   .events()
@@ -23,6 +25,7 @@ const subscription = localDiscovery(namespace, { capacity: expected })
     arrivals.set(event.worker.uid, process.hrtime.bigint());
     if (arrivals.size === expected) {
       cpuAtEnd = process.cpuUsage(cpuStart);
+      gcs.stop();
       process.send?.({ done: true });
     }
   });
@@ -30,11 +33,14 @@ const subscription = localDiscovery(namespace, { capacity: expected })
 process.on('message', (message: { op: string }) => {
   if (message.op === 'start') {
     cpuStart = process.cpuUsage();
+    gcs.start();
     process.send?.({ started: true });
   } else if (message.op === 'report') {
     process.send?.({
       arrivals: [...arrivals].map(([uid, t]) => [uid, t.toString()]),
       cpuUs: cpuAtEnd ? cpuAtEnd.user + cpuAtEnd.system : Number.NaN,
+      gcs: gcs.count,
+      gcMs: gcs.ms,
     });
   } else if (message.op === 'stop') {
     subscription.unsubscribe();
