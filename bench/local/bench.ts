@@ -23,8 +23,10 @@
  * two processes), the subscriber cost ~180 µs of CPU per event instead of
  * ~100, and p99 at N = 1,000 was 2.0-3.5 ms instead of 0.5-1.4 ms; the
  * subscriber's small per-event functions were not optimised until some
- * 5,000-10,000 events. Collections caused by the measured work still happen
- * in the timed phase. The whole
+ * 5,000-10,000 events. Right before the timed phase each child runs a
+ * scavenge, so that every run starts it with an empty young generation
+ * (bench/local/emptyYoungGeneration.ts says why). Collections caused by the
+ * measured work still happen in the timed phase, and are counted. The whole
  * measurement is repeated `runs` times (fresh processes, fresh namespace)
  * and the median of each figure is reported, with every run's figures, the
  * garbage collections each child ran in its timed phase, and the p50/p99

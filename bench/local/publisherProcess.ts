@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { localDiscovery } from '../../src/backends/local/index.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
+import { emptyYoungGeneration } from './emptyYoungGeneration.js';
 import { gcCounter } from './gcCounter.js';
 
 const [namespace = '', countArg = '0', gapArg = '1'] = process.argv.slice(2);
@@ -52,6 +53,7 @@ process.on('message', (message: { op: string; rounds?: number; size?: number }) 
       process.send?.({ warmed: true });
     } else if (message.op === 'run') {
       const starts: [string, string][] = [];
+      emptyYoungGeneration();
       gcs.start();
       for (let i = 0; i < count; i += 1) {
         const worker = benchWorker(i);

@@ -3,6 +3,7 @@
 // argv[2]: namespace, argv[3]: expected workers, argv[4]: warm-up workers
 // to see come and go first (not recorded). Talks to the parent over IPC.
 import { localDiscovery } from '../../src/backends/local/index.js';
+import { emptyYoungGeneration } from './emptyYoungGeneration.js';
 import { gcCounter } from './gcCounter.js';
 
 const [namespace = '', countArg = '0', warmupArg = '0'] = process.argv.slice(2);
@@ -32,6 +33,7 @@ const subscription = localDiscovery(namespace, { capacity: expected })
 
 process.on('message', (message: { op: string }) => {
   if (message.op === 'start') {
+    emptyYoungGeneration();
     cpuStart = process.cpuUsage();
     gcs.start();
     process.send?.({ started: true });
