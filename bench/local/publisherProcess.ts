@@ -65,7 +65,7 @@ process.on('message', (message: { op: string; rounds?: number; size?: number }) 
       gcs.stop();
       process.send?.({ starts });
     } else if (message.op === 'gcs') {
-      process.send?.({ gcs: gcs.count, gcMs: gcs.ms });
+      process.send?.({ gcs: gcs.count });
     } else if (message.op === 'stop') {
       await publisher.close();
       process.send?.({ stopped: true });

@@ -42,7 +42,6 @@ process.on('message', (message: { op: string }) => {
       arrivals: [...arrivals].map(([uid, t]) => [uid, t.toString()]),
       cpuUs: cpuAtEnd ? cpuAtEnd.user + cpuAtEnd.system : Number.NaN,
       gcs: gcs.count,
-      gcMs: gcs.ms,
     });
   } else if (message.op === 'stop') {
     subscription.unsubscribe();
