@@ -22,6 +22,8 @@ import type { WorkerSnapshot } from '../../src/events/types.js';
 import type { WorkerInfo } from '../../src/model/types.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
 import { diffSnapshots } from '../../src/operators/diffSnapshots.js';
+// Deterministic (mulberry32), so every run diffs the same data.
+import { prng } from '../../test/reliability/prng.js';
 
 interface Row {
   name: string;
@@ -36,18 +38,6 @@ interface Options {
   workers: number;
   changedFraction: number;
   snapshots: number;
-}
-
-/** Deterministic PRNG (mulberry32), so every run diffs the same data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function makeWorker(i: number, version: number): WorkerInfo {
