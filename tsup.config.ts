@@ -35,7 +35,11 @@ const common: Options = {
   sourcemap: false,
   splitting: true,
   treeshake: true,
-  shims: true,
+  // No shims in the library: tsup's `__dirname`/`import.meta.url` shims import
+  // `path` and `url`, and with code splitting they land in a chunk that every
+  // entry imports, the renderer-safe ones included (issue #21). The library
+  // reads `import.meta.url` itself where it must, with a CommonJS fallback.
+  shims: false,
   // Class names survive bundling: errors' `name` and cross-copy `instanceof` (WoolrxError) use them.
   keepNames: true,
   silent: true,
@@ -49,5 +53,5 @@ export default defineConfig([
   // The library: ESM + CJS with declarations for both.
   { ...common, entry, format: ['esm', 'cjs'], dts: true, clean: false },
   // The `woolrx` executable: ESM only, no declarations (it is not an API).
-  { ...common, entry: { main: 'src/cli/main.ts' }, format: ['esm'], dts: false, clean: false, outDir: 'dist/cli' },
+  { ...common, entry: { main: 'src/cli/main.ts' }, format: ['esm'], dts: false, clean: false, outDir: 'dist/cli', shims: true },
 ]);

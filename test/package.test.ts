@@ -16,7 +16,8 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
   dependencies: Record<string, string>;
-  optionalDependencies: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  engines: Record<string, string>;
 };
 const REPOSITORY = 'https://github.com/woolrx/woolrx';
 
@@ -39,9 +40,9 @@ describe('package', () => {
     assert.ok(pkg.keywords.length >= 5);
   });
 
-  it('installs light: etcd3 is an optional peer, the flock addon an optional dependency, the protobuf runtime bundled', () => {
+  it('installs light: etcd3 is an optional peer, the flock addon prebuilt inside the package, the protobuf runtime bundled', () => {
     assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['multicast-dns']);
-    assert.deepEqual(Object.keys(pkg.optionalDependencies), ['fs-ext-extra-prebuilt']);
+    assert.equal(pkg.optionalDependencies, undefined, 'nothing optional to install: the flock addon ships in prebuilds/');
     assert.ok(pkg.peerDependencies['etcd3'] !== undefined && pkg.peerDependenciesMeta['etcd3']?.optional === true);
   });
 
@@ -50,12 +51,15 @@ describe('package', () => {
       execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', env: { ...process.env, npm_config_json: 'true' } }),
     ) as [{ files: { path: string }[] }];
     const files = packed.files.map((file) => file.path);
-    for (const needed of ['LICENSE', 'README.md', 'THIRD_PARTY_NOTICES.md', 'docs/wool-wire.md', 'proto/woolrx.proto', 'dist/cli/main.js']) {
+    for (const needed of [
+      'LICENSE', 'README.md', 'THIRD_PARTY_NOTICES.md', 'docs/wool-wire.md', 'proto/woolrx.proto', 'dist/cli/main.js',
+      'prebuilds/linux-x64/woolrx-flock.glibc.node', 'prebuilds/linux-x64/woolrx-flock.musl.node', 'prebuilds/linux-arm64/woolrx-flock.glibc.node',
+    ]) {
       assert.ok(files.includes(needed), `${needed} is not packed`);
     }
     assert.deepEqual(files.filter((file) => file.endsWith('.map')), []);
     assert.deepEqual(files.filter((file) => file.startsWith('dist/cli/') && !/^dist\/cli\/[\w-]+\.js$/.test(file)), []);
-    assert.deepEqual(files.filter((file) => !/^(dist\/|docs\/wool-wire\.md$|proto\/|LICENSE$|README\.md$|THIRD_PARTY_NOTICES\.md$|package\.json$)/.test(file)), []);
+    assert.deepEqual(files.filter((file) => !/^(dist\/|prebuilds\/linux-(?:x64|arm64)\/woolrx-flock\.(?:glibc|musl)\.node$|docs\/wool-wire\.md$|proto\/|LICENSE$|README\.md$|THIRD_PARTY_NOTICES\.md$|package\.json$)/.test(file)), []);
   });
 
   it('README links work on the npm page: absolute, to files that exist in the repository', () => {

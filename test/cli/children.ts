@@ -27,9 +27,9 @@ export class Child {
   private readonly waiters: ((line: string | undefined) => void)[] = [];
   private ended = false;
 
-  constructor(command: string, args: readonly string[], env?: NodeJS.ProcessEnv) {
+  constructor(command: string, args: readonly string[], env?: NodeJS.ProcessEnv, cwd: string = repoRoot) {
     this.process = spawn(command, args, {
-      cwd: repoRoot,
+      cwd,
       stdio: 'pipe',
       env: env === undefined ? process.env : { ...process.env, ...env },
     });

@@ -55,9 +55,9 @@ describe('MissingDependencyError', () => {
   });
 
   it('for an installed package that does not load, says to rebuild it and why', () => {
-    const error = new MissingDependencyError('fs-ext-extra-prebuilt', 'woolrx/local', true, {
-      cause: new Error('Failed to load fs-ext native module.\nmore'),
+    const error = new MissingDependencyError('etcd3', 'woolrx/etcd', true, {
+      cause: new Error('Cannot find module \'@grpc/grpc-js\'\nRequire stack: ...'),
     });
-    assert.match(error.message, /^woolrx\/local cannot load fs-ext-extra-prebuilt \(Failed to load fs-ext native module\.\): .*npm rebuild fs-ext-extra-prebuilt/);
+    assert.match(error.message, /^woolrx\/etcd cannot load etcd3 \(Cannot find module '@grpc\/grpc-js'\): .*npm rebuild etcd3/);
   });
 });

@@ -1,59 +1,41 @@
 // The published package, as users get it: `npm pack`, then installs of the
 // tarball into fresh consumer projects with the C++ toolchain hidden from PATH
-// (g++, gcc, cc, c++, make, clang: the flock addon must come prebuilt). Each
+// (test/package/packedProject.ts: the flock addon must come prebuilt). Each
 // project type-checks a program on every entry (nodenext, node16, bundler,
 // node10; a browser lib without esnext.disposable) and runs it: woolrx/local
 // publishes and watches through shared memory, woolrx/etcd loads etcd3 on first
-// use, also from an esbuild bundle of the program. A core-only install (no optional packages, no etcd3) still loads
-// woolrx/local and woolrx/etcd and fails on use with a MissingDependencyError,
-// catchable from ESM and CJS. Install sizes are reported as diagnostics.
-// Needs network access to the npm registry (rxjs, etcd3, @types/node);
-// `npm test` builds dist/ first.
+// use, also from an esbuild bundle of the program. A core-only install (no
+// optional packages, no etcd3) still publishes through woolrx/local (its flock
+// addon is part of the package) and fails on woolrx/etcd's use with a
+// MissingDependencyError, catchable from ESM and CJS. Install sizes are
+// reported as diagnostics.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { FIXTURES, REPO, ok, packWorkspace, type PackedWorkspace } from './packedProject.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const FIXTURES = join(REPO, 'test/package/fixtures');
 const TSC = join(REPO, 'node_modules/typescript/bin/tsc');
 const ESBUILD = join(REPO, 'node_modules/.bin/esbuild');
-const TOOLCHAIN = /^(?:(?:[\w-]+-linux-gnu-)?(?:g\+\+|gcc|c\+\+|cc|cpp|clang|clang\+\+)(?:-[\d.]+)?|make|gmake)$/;
 const MB = 1024 * 1024;
 
-/** The environment for child npm/node processes: the toolchain hidden, none of the outer npm's settings. */
-let env: NodeJS.ProcessEnv;
-let work: string;
+let ws: PackedWorkspace;
 let tarball: string;
-
-function run(command: string, args: readonly string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}, timeout = 300_000): SpawnSyncReturns<string> {
-  return spawnSync(command, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout });
-}
 
 /** Runs a consumer's program (they finish in about a second). */
 function runProgram(file: string, cwd: string, args: readonly string[] = [], extraEnv: NodeJS.ProcessEnv = {}): string {
-  return ok(run(process.execPath, [file, ...args], cwd, extraEnv, 60_000), `node ${file} in ${cwd}`);
-}
-
-function ok(result: SpawnSyncReturns<string>, what: string): string {
-  assert.equal(result.status, 0, `${what} failed (${String(result.status ?? result.signal)}):\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
+  return ok(ws.run(process.execPath, [file, ...args], cwd, extraEnv, 60_000), `node ${file} in ${cwd}`);
 }
 
 function npmInstall(cwd: string, args: readonly string[]): void {
-  ok(run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...args], cwd), `npm install ${args.join(' ')} in ${cwd}`);
+  ws.npmInstall(cwd, args);
 }
 
 function project(name: string, type: 'module' | 'commonjs'): string {
-  const dir = join(work, name);
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `consumer-${name}`, version: '1.0.0', private: true, type }, null, 2)}\n`);
-  return dir;
+  return ws.project(name, type);
 }
 
 function tsconfig(dir: string, name: string, compilerOptions: Record<string, unknown>, files: readonly string[]): string {
@@ -64,7 +46,7 @@ function tsconfig(dir: string, name: string, compilerOptions: Record<string, unk
 }
 
 function typecheck(dir: string, config: string): void {
-  ok(run(process.execPath, [TSC, '-p', config], dir), `tsc -p ${config}`);
+  ok(ws.run(process.execPath, [TSC, '-p', config], dir), `tsc -p ${config}`);
 }
 
 /** Installed packages (nested ones too) and bytes of their files (symlinks not followed). */
@@ -120,37 +102,20 @@ async function closedEndpoint(): Promise<string> {
 
 describe('the packed package, installed without a C++ toolchain', { timeout: 900_000 }, () => {
   before(() => {
-    work = mkdtempSync(join(tmpdir(), 'woolrx-pkg-'));
-    // PATH without the toolchain: a directory of links to everything else on PATH.
-    const bin = join(work, 'bin');
-    mkdirSync(bin);
-    for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-      if (dir === '' || !existsSync(dir)) continue;
-      for (const name of readdirSync(dir)) {
-        if (TOOLCHAIN.test(name) || existsSync(join(bin, name))) continue;
-        symlinkSync(join(dir, name), join(bin, name));
-      }
-    }
-    env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-    env['PATH'] = bin;
-    env['npm_config_update_notifier'] = 'false';
-    const hidden = run('sh', ['-c', 'command -v g++ gcc cc c++ make clang || true'], work);
-    assert.equal(hidden.stdout.trim(), '', 'the toolchain is hidden');
-
-    const packed = JSON.parse(ok(run('npm', ['pack', '--json', '--pack-destination', work], REPO), 'npm pack')) as { filename: string }[];
-    tarball = join(work, packed[0]?.filename ?? 'missing.tgz');
+    ws = packWorkspace('pkg');
+    tarball = ws.tarball;
   });
 
   after(() => {
-    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+    ws?.dispose();
   });
 
-  it('core only (no optional packages, no etcd3): woolrx/local and woolrx/etcd load and fail on use with a MissingDependencyError, in ESM and CJS', (t) => {
+  it('core only (no optional packages, no etcd3): woolrx/local publishes (its addon is in the package), woolrx/etcd fails on use with a MissingDependencyError, in ESM and CJS', (t) => {
     const dir = project('core', 'module');
     npmInstall(dir, ['--omit=optional', tarball, 'rxjs@^7.8.0']);
     const own = report(t, 'core only', dir);
     assert.ok(own.bytes <= 10 * MB, `core install is ${(own.bytes / MB).toFixed(1)} MB`);
-    assert.equal(existsSync(join(dir, 'node_modules/fs-ext-extra-prebuilt')), false);
+    assert.deepEqual(readdirSync(join(dir, 'node_modules/woolrx/prebuilds')).sort(), ['linux-arm64', 'linux-x64'], 'the prebuilt flock addons ship in the package');
     assert.equal(existsSync(join(dir, 'node_modules/etcd3')), false);
     assert.equal(existsSync(join(dir, 'node_modules/@grpc')), false);
     assert.equal(existsSync(join(dir, 'node_modules/protobufjs')), false, 'the protobuf runtime is bundled');
@@ -159,13 +124,7 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
     for (const file of ['missing.mjs', 'missing.cjs']) {
       copyFileSync(join(FIXTURES, file), join(dir, file));
       const out = JSON.parse(runProgram(file, dir, [namespace])) as Record<string, unknown>;
-      assert.deepEqual(out['local'], [
-        true,
-        true,
-        'WOOLRX_MISSING_DEPENDENCY',
-        'fs-ext-extra-prebuilt',
-        'woolrx/local needs the package fs-ext-extra-prebuilt, which is not installed: npm install fs-ext-extra-prebuilt',
-      ], file);
+      assert.equal(out['local'], 'published', `${file}: woolrx/local needs no optional package`);
       assert.deepEqual(out['etcd'], [
         true,
         true,
@@ -182,7 +141,6 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
     npmInstall(dir, [tarball, 'rxjs@^7.8.0']);
     const local = report(t, 'core + local (default install)', dir);
     assert.ok(local.bytes <= 10 * MB, `core + local install is ${(local.bytes / MB).toFixed(1)} MB`);
-    assert.ok(existsSync(join(dir, 'node_modules/fs-ext-extra-prebuilt')), 'the flock addon is installed by default');
     npmInstall(dir, ['etcd3@^1.1.2']);
     report(t, 'all backends (+ etcd3)', dir);
     npmInstall(dir, ['--save-dev', '@types/node@^20']);
@@ -220,7 +178,7 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
     // Bundled into one CommonJS file with no externals, as an Electron main
     // process often is: the optional packages (the .node addon, etcd3 and its
     // .proto files) stay out of the bundle and load from node_modules.
-    ok(run(ESBUILD, ['program.ts', '--bundle', '--platform=node', '--format=cjs', '--outfile=bundle/main.cjs', '--log-level=error'], dir), 'esbuild');
+    ok(ws.run(ESBUILD, ['program.ts', '--bundle', '--platform=node', '--format=cjs', '--outfile=bundle/main.cjs', '--log-level=error'], dir), 'esbuild');
     const bundled = JSON.parse(runProgram('bundle/main.cjs', dir, [], { WOOLRX_CLOSED_ENDPOINT: endpoint })) as Record<string, unknown>;
     assert.deepEqual(bundled, out, 'the bundle behaves as the program');
   });
@@ -244,10 +202,10 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
   });
 
   it('attw and publint find no problem with the tarball', () => {
-    const attw = run(process.execPath, [join(REPO, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball, '--format', 'table-flipped'], REPO);
+    const attw = ws.run(process.execPath, [join(REPO, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball, '--format', 'table-flipped'], REPO);
     assert.equal(attw.status, 0, `attw:\n${attw.stdout}\n${attw.stderr}`);
     assert.match(attw.stdout, /No problems found/);
-    const publint = run(process.execPath, [join(REPO, 'node_modules/publint/src/cli.js'), '--strict', REPO], REPO);
+    const publint = ws.run(process.execPath, [join(REPO, 'node_modules/publint/src/cli.js'), '--strict', REPO], REPO);
     assert.equal(publint.status, 0, `publint:\n${publint.stdout}\n${publint.stderr}`);
     assert.match(publint.stdout, /All good/);
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, ftruncateSync, readSync, unlinkSync, writeSync } from 'node:fs';
-import { MissingDependencyError } from '../../errors/MissingDependencyError.js';
-import { requireOptional } from '../requireOptional.js';
+import { FlockUnavailableError } from './FlockUnavailableError.js';
+import { flock, loadFlock } from './flockAddon.js';
 import { openSafe } from './openSafe.js';
 import { openSafeIfExists } from './openSafeIfExists.js';
 
@@ -17,17 +17,13 @@ export const JOURNAL_RECORDS = 512;
 /** Payload length meaning "too large for the journal: read the worker's block". */
 export const SEE_BLOCK = 0xffffffff;
 
-/** The part of `fs-ext-extra-prebuilt` used here. */
-interface FsExt {
-  flockSync(fd: number, flags: 'shnb' | 'exnb'): unknown;
-}
-
-/** The flock addon, or `undefined` when it is not installed (then journals are neither flocked nor removed while a segment stays). */
-function flockAddon(): FsExt | undefined {
+/** `flock(2)` is available here (woolrx's prebuilt addon loads); otherwise journals are neither flocked nor removed while a segment stays. */
+function flockAvailable(): boolean {
   try {
-    return requireOptional<FsExt>('fs-ext-extra-prebuilt', 'woolrx/local');
+    loadFlock();
+    return true;
   } catch (error) {
-    if (error instanceof MissingDependencyError) return undefined;
+    if (error instanceof FlockUnavailableError) return false;
     throw error;
   }
 }
@@ -35,19 +31,11 @@ function flockAddon(): FsExt | undefined {
 /**
  * Takes a non-blocking `flock(2)` on a descriptor.
  * @returns `false` when another descriptor holds a conflicting lock (or,
- * for an exclusive lock, when the addon is missing: nobody can be told apart).
+ * for an exclusive lock, when the addon is unavailable: nobody can be told apart).
  */
 function tryFlock(fd: number, how: 'shnb' | 'exnb'): boolean {
-  const addon = flockAddon();
-  if (addon === undefined) return how === 'shnb';
-  try {
-    addon.flockSync(fd, how);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') return false;
-    throw error;
-  }
+  if (!flockAvailable()) return how === 'shnb';
+  return flock(fd, how);
 }
 
 /** A u64 LE below 2^53 as a number (no BigInt: this runs for every record). */

@@ -1,18 +1,7 @@
 import { closeSync, constants, statSync } from 'node:fs';
-import { requireOptional } from '../requireOptional.js';
 import { ensureSafeDir } from './ensureSafeDir.js';
+import { flock, loadFlock } from './flockAddon.js';
 import { openSafe } from './openSafe.js';
-
-/** The part of `fs-ext-extra-prebuilt` (a native addon with prebuilt binaries) used here. */
-interface FsExt {
-  /** `flock(2)` on a descriptor; `'exnb'` never blocks (a lock held elsewhere throws `EAGAIN`). */
-  flockSync(fd: number, flags: 'sh' | 'ex' | 'shnb' | 'exnb' | 'un'): unknown;
-}
-
-/** The addon, loaded on first use: `woolrx/local` loads without it; a lock then fails with a `MissingDependencyError`. */
-function fsExt(): FsExt {
-  return requireOptional<FsExt>('fs-ext-extra-prebuilt', 'woolrx/local');
-}
 
 /** How wool (and the test peer) opens its lock file: read-write, created on demand, mode 0600. */
 const OPEN_FLAGS = constants.O_RDWR | constants.O_CREAT;
@@ -25,8 +14,8 @@ const REOPENS = 4;
  * wool's namespace lock: an exclusive `flock(2)` on
  * `<realpath(tmpdir)>/wool-lock-<short_hash(ns)>`, taken without ever
  * blocking (`LOCK_EX | LOCK_NB`; the caller retries asynchronously).
- * `flock(2)` comes from the optional native addon `fs-ext-extra-prebuilt`
- * (prebuilt binaries, no compiler needed), loaded on the first `tryLock`.
+ * `flock(2)` comes from woolrx's own Node-API addon (prebuilt, no compiler
+ * needed; `native/flock.c`), loaded on the first `tryLock`.
  *
  * The descriptor may stay open between acquisitions (a publisher keeps one),
  * so every successful `flock` is checked against the path: if the file was
@@ -70,10 +59,10 @@ export class WoolFlock {
    * Tries once to take the lock, without blocking.
    * @returns `true` if taken, `false` if another process (or descriptor) holds it.
    * @throws An I/O error other than "busy" (e.g. an unwritable temp directory).
-   * @throws {MissingDependencyError} When `fs-ext-extra-prebuilt` is not installed or does not load.
+   * @throws {FlockUnavailableError} When no prebuilt flock addon loads on this platform.
    */
   tryLock(): boolean {
-    const addon = fsExt(); // before opening anything: a missing addon leaves no descriptor behind
+    loadFlock(); // before opening anything: a missing addon leaves no descriptor behind
     if (this.#locked) throw new Error(`wool lock ${this.path} is already held by this descriptor`);
     for (let reopen = 0; reopen <= REOPENS; reopen += 1) {
       if (this.#fd === undefined) {
@@ -86,13 +75,7 @@ export class WoolFlock {
         this.#ino = opened.ino;
       }
       const fd = this.#fd;
-      try {
-        addon.flockSync(fd, 'exnb');
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') return false;
-        throw error;
-      }
+      if (!flock(fd, 'exnb')) return false;
       // While we keep the descriptor open its inode cannot be reused, so an
       // equal (dev, ino) under the path means the very file we locked.
       const current = statSync(this.path, { throwIfNoEntry: false });
@@ -112,7 +95,7 @@ export class WoolFlock {
     this.#locked = false;
     if (this.#fd === undefined) return;
     try {
-      fsExt().flockSync(this.#fd, 'un');
+      flock(this.#fd, 'un');
     } catch {
       // Cannot fail on a valid descriptor; closing releases it anyway.
       this.#drop();

@@ -5,6 +5,7 @@
  */
 export { localDiscovery } from './localDiscovery.js';
 export type { LocalDiscoveryOptions } from './types.js';
+export { FlockUnavailableError } from './FlockUnavailableError.js';
 export { LockTimeoutError } from './LockTimeoutError.js';
 export { UnsafeObjectError } from './UnsafeObjectError.js';
 export { shortHash } from './shortHash.js';

@@ -1,0 +1,140 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { constants } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FlockUnavailableError } from './FlockUnavailableError.js';
+
+/** The operations of `flock(2)`, as `WoolFlock` and `Journal` use them (Linux values). */
+export type FlockOperation = 'sh' | 'ex' | 'shnb' | 'exnb' | 'un';
+
+const LOCK_SH = 1;
+const LOCK_EX = 2;
+const LOCK_NB = 4;
+const LOCK_UN = 8;
+const OPERATIONS: Readonly<Record<FlockOperation, number>> = {
+  sh: LOCK_SH,
+  ex: LOCK_EX,
+  shnb: LOCK_SH | LOCK_NB,
+  exnb: LOCK_EX | LOCK_NB,
+  un: LOCK_UN,
+};
+
+/** What `native/flock.c` exports: 0, or the errno. */
+interface NativeFlock {
+  flock(fd: number, operation: number): number;
+}
+
+/** The binaries `npm run build` makes (scripts/build/prebuilds.mjs), by `<platform>-<arch>` and libc. */
+const SHIPPED = 'linux-x64 (glibc, musl), linux-arm64 (glibc)';
+
+let native: NativeFlock | undefined;
+
+/** `glibc` or `musl` (a Node built against glibc reports the glibc version it runs on). */
+function libc(): 'glibc' | 'musl' {
+  const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
+  return report.header?.glibcVersionRuntime === undefined ? 'musl' : 'glibc';
+}
+
+function isWoolrxRoot(dir: string): boolean {
+  const file = join(dir, 'package.json');
+  if (!existsSync(file)) return false;
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown }).name === 'woolrx';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * woolrx's package directory: up from this module (the ESM and CJS builds,
+ * and the sources in the repository), or — when an application bundled
+ * woolrx, so that this module is the bundle — where the bundle's `require`
+ * finds `woolrx/package.json` (the application's `node_modules`).
+ */
+function packageRoot(): string | undefined {
+  const url = (import.meta as { url?: string }).url;
+  if (url !== undefined && url.startsWith('file:')) {
+    for (let dir = dirname(fileURLToPath(url)), up = 0; up < 6; up += 1, dir = dirname(dir)) {
+      if (isWoolrxRoot(dir)) return dir;
+    }
+  }
+  try {
+    const resolver = url === undefined ? require : createRequire(url);
+    return dirname(resolver.resolve('woolrx/package.json'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Loads the prebuilt addon for this platform, once. */
+function load(): NativeFlock {
+  if (native !== undefined) return native;
+  const platform = `${process.platform}-${process.arch}`;
+  const flavour = process.platform === 'linux' ? libc() : 'glibc';
+  const label = `${platform} (${flavour})`;
+  const root = packageRoot();
+  if (root === undefined) {
+    throw new FlockUnavailableError(label, 'woolrx\'s package directory was not found (a bundle without woolrx in node_modules): install woolrx beside the bundle, or keep it external');
+  }
+  const file = join(root, 'prebuilds', platform, `woolrx-flock.${flavour}.node`);
+  if (!existsSync(file)) {
+    throw new FlockUnavailableError(
+      label,
+      `no prebuilt addon for it (${file} is missing; woolrx ships ${SHIPPED}). Use the memory, lan or etcd backend here` +
+        (isWoolrxRoot(root) && existsSync(join(root, 'native')) ? ', or run `npm run build` in the repository' : ''),
+    );
+  }
+  const module = { exports: {} as Partial<NativeFlock> };
+  try {
+    process.dlopen(module, file);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new FlockUnavailableError(
+      label,
+      `${file} did not load (${reason}); in Electron, unpack *.node files from the asar archive`,
+      { cause: error },
+    );
+  }
+  if (typeof module.exports.flock !== 'function') {
+    throw new FlockUnavailableError(label, `${file} is not woolrx's flock addon`);
+  }
+  native = module.exports as NativeFlock;
+  return native;
+}
+
+/**
+ * Loads the `flock(2)` addon now (it is otherwise loaded on the first lock).
+ * @throws {FlockUnavailableError} When no prebuilt addon loads here.
+ * @internal
+ */
+export function loadFlock(): void {
+  load();
+}
+
+/**
+ * `flock(2)` on a descriptor, through woolrx's Node-API addon (one binary per
+ * platform for every Node.js and Electron version: `native/flock.c`).
+ * @param fd An open descriptor.
+ * @param operation `'sh'`, `'ex'`, `'un'`, or `'shnb'`/`'exnb'` (never block).
+ * @returns `true` when done; `false` when a non-blocking lock is held elsewhere (`EWOULDBLOCK`).
+ * @throws {FlockUnavailableError} When no prebuilt addon loads here.
+ * @throws An `Error` with `code` (`'EBADF'`, ...) for any other failure.
+ * @internal
+ */
+export function flock(fd: number, operation: FlockOperation): boolean {
+  const errno = load().flock(fd, OPERATIONS[operation]);
+  if (errno === 0) return true;
+  const code = errnoName(errno);
+  if (code === 'EWOULDBLOCK' || code === 'EAGAIN') return false;
+  const error = new Error(`flock(${fd}, ${operation}) failed: ${code}`) as NodeJS.ErrnoException;
+  error.code = code;
+  error.errno = -errno;
+  error.syscall = 'flock';
+  throw error;
+}
+
+function errnoName(errno: number): string {
+  for (const [name, value] of Object.entries(constants.errno)) if (value === errno) return name;
+  return `errno ${errno}`;
+}
