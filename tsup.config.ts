@@ -1,6 +1,5 @@
 import { defineConfig, type Options } from 'tsup';
 import { emptyModule } from './scripts/build/emptyModule.js';
-import { lazyOptionalModule } from './scripts/build/lazyOptionalModule.js';
 
 /**
  * The library's public entries: listed here and in the `exports` map (and
@@ -23,10 +22,11 @@ const entry = {
  * - protobufjs's minimal runtime (about 20 kB) is bundled, so the core has no
  *   dependency besides rxjs (its licence is in THIRD_PARTY_NOTICES.md);
  *   its optional `long` is left out (wool's messages have no 64-bit field).
- * - etcd3 (an optional peer, with grpc) and fs-ext-extra-prebuilt (an
- *   optional native addon) are never imported at load time: the first use
- *   loads them and a missing one is a `MissingDependencyError` naming the
- *   package (see scripts/build/lazyOptionalModule.ts).
+ * - etcd3 (an optional peer, with grpc) is never imported at load time:
+ *   woolrx/etcd imports only its types and loads it on first use
+ *   (src/backends/etcd/loadEtcd3.ts); a missing one is a
+ *   `MissingDependencyError` naming the package. The flock addon of
+ *   woolrx/local is built by scripts/build/prebuilds.mjs into prebuilds/.
  * - No source maps: the package ships no sources for them to point at.
  * - `silent`: build output never mixes with a command's output (`npm start`).
  */
@@ -40,13 +40,15 @@ const common: Options = {
   // entry imports, the renderer-safe ones included (issue #21). The library
   // reads `import.meta.url` itself where it must, with a CommonJS fallback.
   shims: false,
-  // Class names survive bundling: errors' `name` and cross-copy `instanceof` (WoolrxError) use them.
-  keepNames: true,
+  // No keepNames: its `static { __name(this, …) }` blocks make every class
+  // impossible to tree-shake in a consumer's bundle (#21). The build is not
+  // minified, so class names survive as written; test/package.test.ts checks
+  // every exported error class's name in dist/.
+  keepNames: false,
   silent: true,
-  external: ['rxjs', 'multicast-dns', 'fs-ext-extra-prebuilt'],
-  // etcd3 is 'not external' only so that lazyOptionalModule gets to resolve it.
-  noExternal: ['protobufjs', 'etcd3', 'long'],
-  esbuildPlugins: [lazyOptionalModule('etcd3'), emptyModule('long')],
+  external: ['rxjs', 'multicast-dns', 'etcd3'],
+  noExternal: ['protobufjs', 'long'],
+  esbuildPlugins: [emptyModule('long')],
 };
 
 export default defineConfig([

@@ -122,3 +122,20 @@ describe('package', () => {
     assert.equal(out.trim(), 'true');
   });
 });
+
+describe('the built entries', () => {
+  it('every exported error class keeps its name, which errors report as `name` (the build does not use keepNames: it would defeat tree-shaking)', async () => {
+    const checked: string[] = [];
+    for (const entry of ['index', 'bridge/index', 'testing/index', 'local/index', 'lan/index', 'etcd/index']) {
+      for (const file of [`../dist/${entry}.js`, `../dist/${entry}.cjs`]) {
+        const api = (await import(new URL(file, import.meta.url).href)) as Record<string, unknown>;
+        for (const [name, value] of Object.entries(api)) {
+          if (typeof value !== 'function' || !(value.prototype instanceof Error)) continue;
+          assert.equal((value as { name: string }).name, name, `${file}: class ${name} is named ${(value as { name: string }).name}`);
+          checked.push(name);
+        }
+      }
+    }
+    assert.ok(checked.includes('WoolrxError') && checked.includes('FlockUnavailableError') && checked.includes('BridgeClosedError'), checked.join(', '));
+  });
+});

@@ -1,20 +1,7 @@
-import { createRequire } from 'node:module';
 import { MissingDependencyError } from '../errors/MissingDependencyError.js';
+import { nodeRequire } from './nodeRequire.js';
 
 const loaded = new Map<string, unknown>();
-
-/**
- * Node's `require`, from woolrx's location: from `import.meta.url` (the ESM
- * build; the CJS build gets it from tsup's shim), or — when a bundler has put
- * woolrx into a CommonJS bundle, where `import.meta` is empty — the bundle's
- * own `require`, which resolves from the application's `node_modules`.
- */
-function nodeRequire(): (id: string) => unknown {
-  const url = (import.meta as { url?: string }).url;
-  if (url !== undefined) return createRequire(url);
-  if (typeof require === 'function') return require;
-  throw new Error('no CommonJS require() available to load optional packages');
-}
 
 function notFound(error: unknown, packageName: string): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
@@ -38,8 +25,11 @@ export function requireOptional<T>(packageName: string, entry: string): T {
   if (loaded.has(packageName)) return loaded.get(packageName) as T;
   let value: T;
   try {
-    value = nodeRequire()(packageName) as T;
+    const resolve = nodeRequire();
+    if (resolve === undefined) throw new MissingDependencyError(packageName, entry, false, { cause: 'no CommonJS require() here' });
+    value = resolve(packageName) as T;
   } catch (error) {
+    if (error instanceof MissingDependencyError) throw error;
     throw new MissingDependencyError(packageName, entry, !notFound(error, packageName), { cause: error });
   }
   loaded.set(packageName, value);

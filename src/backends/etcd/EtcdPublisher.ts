@@ -1,4 +1,5 @@
-import { CompareResult, CompareTarget, type Etcd3, type IKeyValue, type Lease } from 'etcd3';
+import type { Etcd3, IKeyValue, Lease } from 'etcd3';
+import { loadEtcd3 } from './loadEtcd3.js';
 import type { Subject } from 'rxjs';
 import { encodeWorker } from '../../codec/encodeWorker.js';
 import { errorMessage } from '../../discovery/errorMessage.js';
@@ -137,6 +138,7 @@ export class EtcdPublisher extends PublisherBase {
       return;
     }
     const value = Buffer.from(encodeWorker(worker));
+    const { CompareResult, CompareTarget } = loadEtcd3();
     // Present: change the metadata, keep the registrant's lease.
     const refresh = { request_put: { key, value, ignore_lease: true, prev_kv: true } };
     let previous: IKeyValue | undefined;
@@ -234,6 +236,7 @@ export class EtcdPublisher extends PublisherBase {
   async #restore(worker: WorkerInfo, lost: string, lease: string): Promise<boolean> {
     const client = this.#acquire();
     const key = this.#key(worker.uid);
+    const { CompareResult, CompareTarget } = loadEtcd3();
     for (let attempt = 0; attempt < RESTORE_ATTEMPTS; attempt++) {
       const current = (await client.kv.range({ key })).kvs[0];
       if (current !== undefined && current.lease === lease) return true;

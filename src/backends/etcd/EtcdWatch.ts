@@ -1,20 +1,5 @@
-import {
-  ClientClosedError,
-  EtcdAuthenticationFailedError,
-  EtcdPermissionDeniedError,
-  EtcdWatchStreamEnded,
-  GRPCDeadlineExceededError,
-  GRPCInvalidArgumentError,
-  GRPCUnauthenticatedError,
-  castGrpcError,
-  castGrpcErrorMessage,
-  type Etcd3,
-  type ICallable,
-  type IDuplexStream,
-  type IKeyValue,
-  type IWatchRequest,
-  type IWatchResponse,
-} from 'etcd3';
+import type { Etcd3, ICallable, IDuplexStream, IKeyValue, IWatchRequest, IWatchResponse } from 'etcd3';
+import { loadEtcd3 } from './loadEtcd3.js';
 import type { Subject } from 'rxjs';
 import { decodeWorker } from '../../codec/decodeWorker.js';
 import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
@@ -42,6 +27,7 @@ const RETRY_MAX_MS = 2000;
  * empty" is an invalid argument), missing permissions, a closed client.
  */
 function isFatal(error: unknown): boolean {
+  const { ClientClosedError, EtcdAuthenticationFailedError, EtcdPermissionDeniedError, GRPCInvalidArgumentError, GRPCUnauthenticatedError } = loadEtcd3();
   return (
     error instanceof EtcdAuthenticationFailedError ||
     error instanceof EtcdPermissionDeniedError ||
@@ -269,7 +255,7 @@ export class EtcdWatch {
         const timer = setTimeout(() => {
           settled();
           EtcdWatch.#close(stream);
-          reject(new GRPCDeadlineExceededError(`etcd did not confirm the watch within ${this.#settings.requestTimeout} ms`));
+          reject(new (loadEtcd3().GRPCDeadlineExceededError)(`etcd did not confirm the watch within ${this.#settings.requestTimeout} ms`));
         }, this.#settings.requestTimeout);
         // Closed before etcd confirmed it (unsubscribed, abandoned): settle
         // now, but close the stream only once etcd confirms the watch — one
@@ -312,10 +298,10 @@ export class EtcdWatch {
             return;
           }
           settled();
-          reject(castGrpcError(error));
+          reject(loadEtcd3().castGrpcError(error));
         };
         stream.on('error', broken);
-        stream.on('end', () => broken(new EtcdWatchStreamEnded()));
+        stream.on('end', () => broken(new (loadEtcd3().EtcdWatchStreamEnded)()));
         stream.write({ create_request: request });
       });
     const opening =
@@ -365,7 +351,7 @@ export class EtcdWatch {
         void this.#list();
         return;
       }
-      const error = castGrpcErrorMessage(response.cancel_reason || 'etcd cancelled the watch');
+      const error = loadEtcd3().castGrpcErrorMessage(response.cancel_reason || 'etcd cancelled the watch');
       this.#retry(error, 'watch', () => void this.#list());
       return;
     }

@@ -1,4 +1,5 @@
-import { RecoverableError, isRecoverableError, type IOptions } from 'etcd3';
+import type { IOptions } from 'etcd3';
+import { loadEtcd3 } from './loadEtcd3.js';
 
 /** What etcd3 expects of `faultHandling.host(...)`. */
 type HostPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
@@ -16,7 +17,7 @@ class HostUnavailableError extends Error {}
 function hostUnavailableError(message: string, cause: unknown): Error {
   const error = new HostUnavailableError(message, cause === undefined ? undefined : { cause });
   error.name = 'HostUnavailableError';
-  Object.defineProperty(error, RecoverableError, { value: true });
+  Object.defineProperty(error, loadEtcd3().RecoverableError, { value: true });
   return error;
 }
 
@@ -51,7 +52,7 @@ export function hostBreaker(host: string, threshold = 3, cooldownMs = 1000): Hos
         lastFailure = undefined;
         return result;
       } catch (error) {
-        if (error instanceof Error && isRecoverableError(error)) {
+        if (error instanceof Error && loadEtcd3().isRecoverableError(error)) {
           failures++;
           lastFailure = error;
           if (failures >= threshold) openUntil = Date.now() + cooldownMs;

@@ -3,11 +3,9 @@ import { requireOptional } from '../requireOptional.js';
 
 /**
  * The `etcd3` package (an optional peer dependency: it brings grpc), loaded
- * on first use so that `woolrx/etcd` loads without it.
- *
- * In the published build every `import { ... } from 'etcd3'` of this
- * backend goes through here too (scripts/build/lazyOptionalModule.ts), so no
- * file of it loads etcd3 before it is used.
+ * on first use so that `woolrx/etcd` loads without it. The backend imports
+ * only etcd3's types; every value (classes, enums, functions) is read from
+ * this function's result where it is used.
  * @returns The etcd3 module.
  * @throws {MissingDependencyError} When etcd3 is not installed: `npm install etcd3`.
  * @internal

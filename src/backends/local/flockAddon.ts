@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeRequire } from '../nodeRequire.js';
 import { FlockUnavailableError } from './FlockUnavailableError.js';
 
 /** The operations of `flock(2)`, as `WoolFlock` and `Journal` use them (Linux values). */
@@ -60,8 +60,8 @@ function packageRoot(): string | undefined {
     }
   }
   try {
-    const resolver = url === undefined ? require : createRequire(url);
-    return dirname(resolver.resolve('woolrx/package.json'));
+    const resolver = nodeRequire();
+    return resolver === undefined ? undefined : dirname(resolver.resolve('woolrx/package.json'));
   } catch {
     return undefined;
   }
