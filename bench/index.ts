@@ -1,5 +1,5 @@
 /**
- * Benchmark runner: `npm run bench -- [--suite core|local|lan|etcd|all, or a comma list] [--workers N] [--runs R] [--json] [--report]`.
+ * Benchmark runner: `npm run bench -- [--suite core|local|lan|etcd|flock|all, or a comma list] [--workers N] [--runs R] [--json] [--report]`.
  *
  * `--runs R` (local suite; default 3): repeat the measurement R times and
  * report the median of each figure.
@@ -40,7 +40,7 @@ const { values } = parseArgs({
 // a chosen suite only prints, unless --report is given.
 const report = values.report ?? values.suite === 'all';
 
-const SUITES = ['core', 'local', 'lan', 'etcd'] as const;
+const SUITES = ['core', 'local', 'lan', 'etcd', 'flock'] as const;
 type Suite = (typeof SUITES)[number];
 
 function usage(message: string): never {
@@ -144,8 +144,18 @@ async function runEtcd(): Promise<Record<string, unknown>> {
   return { ...result };
 }
 
+async function runFlock(): Promise<Record<string, unknown>> {
+  const { benchFlock } = await import('./flock/bench.js');
+  const rows = benchFlock();
+  printTable('flock(2): the calls woolrx/local makes, woolrx\'s Node-API addon vs the NAN addon it replaced (same process, interleaved rounds, median)', rows);
+  const result: Record<string, unknown> = { suite: 'flock' };
+  for (const row of rows) result[`${row.name} (${row.unit})`] = Number(row.value.toPrecision(4));
+  return result;
+}
+
 const runners: Record<Suite, () => Promise<Record<string, unknown>>> = {
   core: runCore,
+  flock: runFlock,
   local: runLocal,
   lan: runLan,
   etcd: runEtcd,

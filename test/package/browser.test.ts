@@ -16,6 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
+import type * as Rx from 'rxjs';
 import type { Observable } from 'rxjs';
 import { WebSocketServer } from 'ws';
 import type * as Bridge from '../../src/bridge/index.js';
@@ -111,7 +112,7 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
     const { workerInfo } = await load<typeof Core>('index.js');
     const { exposeWorkers } = await load<typeof Bridge>('bridge/index.js');
     const { localDiscovery } = await load<typeof Local>('local/index.js');
-    const { finalize } = (await import(pathToFileURL(join(app, 'node_modules/rxjs/dist/esm5/index.js')).href)) as typeof import('rxjs');
+    const { finalize } = (await import(pathToFileURL(join(app, 'node_modules/rxjs/dist/esm5/index.js')).href)) as typeof Rx;
 
     const open = { upstream: 0 };
     const upstream = (): number => open.upstream;
@@ -138,7 +139,7 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
     sockets.on('connection', (socket) => {
       const listeners = new Map<string, Set<(value: unknown) => void>>();
       const emit = (type: string, value?: unknown): void => listeners.get(type)?.forEach((listener) => listener(value));
-      socket.on('message', (data) => emit('message', JSON.parse(String(data))));
+      socket.on('message', (data: Buffer) => emit('message', JSON.parse(data.toString('utf8'))));
       const port = {
         postMessage: (message: unknown) => socket.send(JSON.stringify(message)),
         on: (type: string, listener: (value: unknown) => void) => void (listeners.get(type) ?? listeners.set(type, new Set()).get(type))?.add(listener),

@@ -12,6 +12,8 @@ const LOCK_SH = 1;
 const LOCK_EX = 2;
 const LOCK_NB = 4;
 const LOCK_UN = 8;
+/** EWOULDBLOCK (= EAGAIN on Linux): the lock is held elsewhere. */
+const EWOULDBLOCK = constants.errno.EWOULDBLOCK ?? constants.errno.EAGAIN;
 const OPERATIONS: Readonly<Record<FlockOperation, number>> = {
   sh: LOCK_SH,
   ex: LOCK_EX,
@@ -125,8 +127,8 @@ export function loadFlock(): void {
 export function flock(fd: number, operation: FlockOperation): boolean {
   const errno = load().flock(fd, OPERATIONS[operation]);
   if (errno === 0) return true;
+  if (errno === EWOULDBLOCK) return false;
   const code = errnoName(errno);
-  if (code === 'EWOULDBLOCK' || code === 'EAGAIN') return false;
   const error = new Error(`flock(${fd}, ${operation}) failed: ${code}`) as NodeJS.ErrnoException;
   error.code = code;
   error.errno = -errno;
