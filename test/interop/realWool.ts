@@ -79,13 +79,20 @@ export class RealWool {
 
   /**
    * Starts the peer: `local` enters wool's `LocalDiscovery(namespace,
-   * capacity)` (creating the segment when absent); `lan` makes a
+   * capacity)` (creating the segment when absent; with `lazy`, at the first
+   * publish or subscribe); `lan` makes a
    * `LanDiscovery(namespace)`, run inside `netns` (mDNS never leaves a
    * namespace the test made).
    */
-  static async start(backend: 'local' | 'lan', namespace: string, options: { capacity?: number; netns?: Netns } = {}): Promise<RealWool> {
+  static async start(backend: 'local' | 'lan', namespace: string, options: { capacity?: number; netns?: Netns; lazy?: boolean } = {}): Promise<RealWool> {
     assertRealWool();
-    const args = [REALWOOL_PEER, backend, namespace, ...(options.capacity === undefined ? [] : ['--capacity', String(options.capacity)])];
+    const args = [
+      REALWOOL_PEER,
+      backend,
+      namespace,
+      ...(options.capacity === undefined ? [] : ['--capacity', String(options.capacity)]),
+      ...(options.lazy === true ? ['--lazy'] : []),
+    ];
     const child =
       options.netns === undefined
         ? spawn(WOOL_PYTHON, args, { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] })
@@ -140,6 +147,18 @@ export class RealWool {
     await this.agent.waitUntil(() => (canonical([...this.state(id).values()]) === want ? true : undefined), () => `${what}: wool's state ${canonical([...this.state(id).values()])}\n  wanted ${want}`, timeoutMs);
   }
 
+  /** Takes wool's cross-process lock of the namespace (waiting as long as it takes); resolves once held. */
+  async holdLock(timeoutMs = 15_000): Promise<void> {
+    const held = this.agent.reports.filter((r) => r.ev === 'locked').length;
+    this.agent.send({ op: 'holdLock' });
+    await this.agent.waitUntil(() => (this.agent.reports.filter((r) => r.ev === 'locked').length > held ? true : undefined), 'wool holds its lock', timeoutMs);
+  }
+
+  /** Releases the lock {@link holdLock} took. */
+  async releaseLock(): Promise<void> {
+    await this.agent.ok({ op: 'releaseLock' });
+  }
+
   /** Leaves like a wool process at the end of its `with` blocks, and waits for exit 0. */
   async exit(timeoutMs = 15_000): Promise<void> {
     await this.agent.ok({ op: 'exit' }, timeoutMs);
@@ -173,4 +192,31 @@ export function canonical(workers: readonly WoolWorker[]): string {
     return value;
   };
   return JSON.stringify([...workers].sort((a, b) => (a.uid < b.uid ? -1 : 1)).map(sortKeys));
+}
+
+/** Runs a short-lived wool process (`local`, lazy: it enters nothing unless a command publishes or subscribes) to its end. */
+function woolOnce(namespace: string, commands: readonly object[]): Report[] {
+  assertRealWool();
+  const input = commands.map((command, i) => `${JSON.stringify({ seq: i + 1, ...command })}\n`).join('');
+  const result = spawnSync(WOOL_PYTHON, [REALWOOL_PEER, 'local', namespace, '--lazy'], { input, encoding: 'utf8', timeout: 30_000, maxBuffer: 64 << 20 });
+  assert.equal(result.status, 0, `wool process failed: ${result.stderr || result.error?.message || ''}`);
+  assert.equal(result.stderr, '');
+  return result.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Report);
+}
+
+/** The workers in the namespace's segment, read by wool's own code (slot order). */
+export function woolScan(namespace: string): WoolWorker[] {
+  const done = woolOnce(namespace, [{ op: 'scan' }]).find((r) => r.ev === 'done') as (Report & { workers?: WoolWorker[] }) | undefined;
+  assert.ok(done?.workers !== undefined, 'wool scan answered');
+  return done.workers;
+}
+
+/** One non-blocking attempt at wool's lock of the namespace by a wool process: "busy" or "free". */
+export function woolTryLock(namespace: string): string {
+  const done = woolOnce(namespace, [{ op: 'tryLock' }]).find((r) => r.ev === 'done') as (Report & { value?: string }) | undefined;
+  assert.ok(done?.value !== undefined, 'wool tryLock answered');
+  return done.value;
 }

@@ -2,13 +2,16 @@
 
 Run through the peer's wrapper, which makes `import wool` work:
 
-    <wool-peer>/python realwool_peer.py local NAMESPACE [--capacity N]
+    <wool-peer>/python realwool_peer.py local NAMESPACE [--capacity N] [--lazy]
     <wool-peer>/python realwool_peer.py lan NAMESPACE
 
-`local` enters wool's `LocalDiscovery(NAMESPACE, capacity=N)` (creating the
-segment, and so owning it, when it is absent); `lan` makes a
+`local` enters wool's `LocalDiscovery(NAMESPACE, capacity=N)` at once
+(creating the segment, and so owning it, when it is absent), or with
+`--lazy` at the first publish or subscribe; `lan` makes a
 `LanDiscovery(NAMESPACE)`. Nothing here re-implements wool: every read and
-write goes through wool's own publisher and subscriber.
+write goes through wool's own publisher and subscriber, and the lock and
+scan commands call wool's own module functions (`_lock`, `_iter_slots`,
+`Subscriber._deserialize_metadata`).
 
 Commands on stdin, one JSON object per line; reports on stdout, one JSON
 object per line (workers in woolrx's WorkerInfo shape: camelCase options,
@@ -26,6 +29,13 @@ compression "none" | "deflate" | "gzip", tags sorted):
       {"ev": "event", "id": ID, "type": T, "worker": W} per wool event;
       {"ev": "error", "id": ID, "error": ...} if wool's iteration raises
 - {"op": "unsubscribe", "id": ID, "seq": N} -> {"ev": "done", "seq": N}
+- {"op": "holdLock", "seq": N}: takes wool's cross-process lock of the
+      namespace (`_lock`, waiting as long as it takes) -> {"ev": "locked"};
+      {"op": "releaseLock", "seq": N} releases it -> {"ev": "done", "seq": N}
+- {"op": "tryLock", "seq": N}: one attempt at wool's lock (`_lock` with
+      timeout 0) -> {"ev": "done", "seq": N, "value": "busy" | "free"}
+- {"op": "scan", "seq": N}: reads the segment as wool's subscriber does on
+      each scan -> {"ev": "done", "seq": N, "workers": [W, ...]} (slot order)
 - {"op": "exit", "seq": N}: leave like a wool process at the end of its
       `with` blocks (subscribers stopped, publisher exited, LocalDiscovery
       exited: the owner unlinks the segment) -> {"ev": "done", "seq": N},
@@ -36,8 +46,10 @@ Exit status: 0 after a clean exit; 1 when wool raised where nothing catches.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 import threading
@@ -48,7 +60,13 @@ from uuid import UUID
 import grpc
 
 from wool.runtime.discovery.lan import LanDiscovery
+from wool.runtime.discovery.local import NULL_REF
 from wool.runtime.discovery.local import LocalDiscovery
+from wool.runtime.discovery.local import _iter_slots
+from wool.runtime.discovery.local import _lock
+from wool.runtime.discovery.local import _shared_memory
+from wool.runtime.discovery.local import _short_hash
+from wool.runtime.discovery.local import _WorkerReference
 from wool.runtime.worker.base import ChannelOptions
 from wool.runtime.worker.metadata import WorkerMetadata
 
@@ -107,18 +125,60 @@ def to_json(metadata: WorkerMetadata) -> dict:
 
 
 class Peer:
-    def __init__(self, backend: str, namespace: str, capacity: int | None):
+    def __init__(self, backend: str, namespace: str, capacity: int | None, lazy: bool):
         self.backend = backend
+        self.namespace = namespace
+        self.entered = False
         if backend == "local":
             self.discovery = LocalDiscovery(namespace, capacity=capacity or 128)
-            self.discovery.__enter__()
+            if not lazy:
+                self.enter()
         else:
             self.discovery = LanDiscovery(namespace)
         self.publisher = None
         self.subscriptions: dict[str, asyncio.Task] = {}
+        self.lock_release: asyncio.Event | None = None
+        self.lock_task: asyncio.Task | None = None
         self.left = False
 
+    def enter(self) -> None:
+        if self.backend == "local" and not self.entered:
+            self.discovery.__enter__()
+            self.entered = True
+
+    def scan(self) -> list[dict]:
+        workers = []
+        # wool's subscriber's own block reader (it does not use its instance).
+        read_block = LocalDiscovery.Subscriber._deserialize_metadata
+        if not os.path.exists(f"/dev/shm/{_short_hash(self.namespace)}"):
+            return workers  # no segment: nobody registered (what wool's subscriber would wait for)
+        with _shared_memory(_short_hash(self.namespace)) as address_space:
+            for _, slot in _iter_slots(address_space.buf):
+                if slot != NULL_REF:
+                    workers.append(to_json(read_block(None, str(_WorkerReference.from_bytes(slot)))))
+        return workers
+
+    async def hold_lock(self) -> None:
+        self.lock_release = asyncio.Event()
+        locked = asyncio.Event()
+
+        async def hold() -> None:
+            async with _lock(self.namespace, timeout=None):
+                locked.set()
+                out({"ev": "locked"})
+                await self.lock_release.wait()
+
+        self.lock_task = asyncio.get_running_loop().create_task(hold())
+        await locked.wait()
+
+    async def release_lock(self) -> None:
+        if self.lock_task is not None:
+            self.lock_release.set()
+            await self.lock_task
+            self.lock_task = None
+
     async def publish(self, type_: str, worker: dict) -> None:
+        self.enter()
         if self.publisher is None:
             publisher = self.discovery.publisher
             await publisher.__aenter__()
@@ -126,6 +186,7 @@ class Peer:
         await self.publisher.publish(type_, to_metadata(worker))
 
     def subscribe(self, id_: str, poll_interval: float | None) -> None:
+        self.enter()
         if self.backend == "local":
             subscriber = self.discovery.subscribe(poll_interval=poll_interval)
         else:
@@ -155,21 +216,23 @@ class Peer:
         if self.left:
             return
         self.left = True
+        await self.release_lock()
         for id_ in list(self.subscriptions):
             await self.unsubscribe(id_)
         if self.publisher is not None:
             await self.publisher.__aexit__(None, None, None)
             self.publisher = None
-        if self.backend == "local":
+        if self.entered:
             self.discovery.__exit__(None, None, None)
 
 
 async def main() -> int:
-    backend, namespace = sys.argv[1], sys.argv[2]
-    capacity = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--capacity" else None
-    if backend not in ("local", "lan"):
-        print(f"unknown backend {backend!r}", file=sys.stderr)
-        return 2
+    parser = argparse.ArgumentParser()
+    parser.add_argument("backend", choices=["local", "lan"])
+    parser.add_argument("namespace")
+    parser.add_argument("--capacity", type=int)
+    parser.add_argument("--lazy", action="store_true")
+    args = parser.parse_args()
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str | None] = asyncio.Queue()
 
@@ -181,8 +244,8 @@ async def main() -> int:
     threading.Thread(target=read_stdin, daemon=True).start()
     loop.add_signal_handler(signal.SIGTERM, lambda: lines.put_nowait(None))
 
-    peer = Peer(backend, namespace, capacity)
-    out({"ev": "ready", "pid": __import__("os").getpid()})
+    peer = Peer(args.backend, args.namespace, args.capacity, args.lazy)
+    out({"ev": "ready", "pid": os.getpid()})
     try:
         while True:
             line = await lines.get()
@@ -213,6 +276,20 @@ async def main() -> int:
             elif op == "unsubscribe":
                 await peer.unsubscribe(command["id"])
                 out({"ev": "done", "seq": seq})
+            elif op == "holdLock":
+                await peer.hold_lock()
+            elif op == "releaseLock":
+                await peer.release_lock()
+                out({"ev": "done", "seq": seq})
+            elif op == "tryLock":
+                try:
+                    async with _lock(peer.namespace, timeout=0):
+                        value = "free"
+                except TimeoutError:
+                    value = "busy"
+                out({"ev": "done", "seq": seq, "value": value})
+            elif op == "scan":
+                out({"ev": "done", "seq": seq, "workers": peer.scan()})
             elif op == "exit":
                 await peer.leave()
                 out({"ev": "done", "seq": seq})
