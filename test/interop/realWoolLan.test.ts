@@ -23,6 +23,8 @@ const HOST_A = `10.213.${SUBNET}.1`;
 const EXPIRE_AFTER = 4000;
 const REQUERY = 1000;
 const SUBSCRIBE_OPTIONS = { expireAfter: EXPIRE_AFTER, requeryInterval: REQUERY };
+/** Subscriptions that ask the network only at start (at once, after 1 s) during a test. */
+const QUIET = { expireAfter: 90_000, requeryInterval: 30_000 };
 
 let a: Netns;
 let b: Netns;
@@ -70,10 +72,10 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
   it('wool → woolrx: add, update in place, drop (goodbye), and expiry of a SIGKILLed wool publisher\'s worker', async () => {
     const ns = uniqueNamespace('realwool-lan-w2rx');
     const rx = await woolrxAgent(b);
-    // Default query schedule (at once, after 1 s, then every 10 s): zeroconf builds an answer when a
-    // query arrives and may send it up to ~1 s later, after an update or goodbye that came in between
-    // (docs/interop-wool.md); with no query in flight, add, update and drop must arrive exactly.
-    rx.send({ op: 'subscribe', id: 'w', namespace: ns });
+    // zeroconf builds an answer when a query arrives and may send it up to ~1 s later, after an update
+    // or goodbye that came in between (docs/interop-wool.md). These subscriptions query at once and
+    // after 1 s, then not for 30 s: with no query in flight, add, update and drop must arrive exactly.
+    rx.send({ op: 'subscribe', id: 'w', namespace: ns, options: QUIET });
     await rx.waitFor((r) => r.ev === 'subscribed' && r.id === 'w', 'subscribed');
     const wool = await RealWool.start('lan', ns, { netns: a });
     const w = lanWorker(7500);
@@ -82,10 +84,10 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     assert.equal(added.type, 'worker-added');
     assert.deepEqual(json(added.worker), json(w));
     // A fresh subscription finds it by asking.
-    rx.send({ op: 'subscribe', id: 'f', namespace: ns });
+    rx.send({ op: 'subscribe', id: 'f', namespace: ns, options: QUIET });
     const found = await rx.waitFor((r) => r.ev === 'event' && r.id === 'f' && r.worker?.uid === w.uid, 'wool\'s worker in a fresh subscription', 15_000);
     assert.deepEqual(json(found.worker), json(w));
-    await sleep(2000); // past the fresh subscription's second query (and zeroconf's delayed answers to it)
+    await sleep(3000); // past the fresh subscription's second query (and zeroconf's delayed answers to it)
 
     const w2 = changed(w);
     await wool.publish('worker-updated', w2);
