@@ -1,5 +1,5 @@
 // Helpers for tests that run real processes: the woolrx CLI (from source,
-// through tsx), the Python wool peer, and checks that nothing is left behind.
+// through tsx), and checks that nothing is left behind.
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const cliMain = join(repoRoot, 'src/cli/main.ts');
-export const woolPeer = join(repoRoot, 'test/interop/woolpeer.py');
 
 /** A unique namespace per test, so parallel files and reruns never meet. */
 export function uniqueNamespace(label: string): string {
@@ -92,11 +91,6 @@ export class Child {
 /** `woolrx <args>` from source. */
 export function woolrx(args: readonly string[], env?: NodeJS.ProcessEnv): Child {
   return new Child(process.execPath, ['--import', 'tsx', cliMain, ...args], env);
-}
-
-/** `python3 woolpeer.py <args>`. */
-export function python(args: readonly string[]): Child {
-  return new Child('python3', [woolPeer, ...args]);
 }
 
 /** wool's short_hash, written out here so the tests do not trust the code under test. */

@@ -1,47 +1,44 @@
 /**
- * Starting and stopping the wool-format stand-in peer (woolpeer.py) from a
- * test: one copy for every test that runs it as a publisher.
+ * A wool process publishing one worker, for tests that need "a wool peer
+ * comes, stays, and goes" in a namespace: the real wool
+ * (`../shared/wool-peer`, through realwool_peer.py and {@link RealWool}),
+ * one copy for every such test.
  */
-import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { waitFor } from '../backends/local/helpers.js';
+import type { WorkerInfo } from '../../src/model/types.js';
+import { killRealWool, RealWool } from './realWool.js';
 
-/** The peer script. */
-export const WOOLPEER = fileURLToPath(new URL('./woolpeer.py', import.meta.url));
+/** A running wool process and the worker it registered. */
+export interface WoolPeer {
+  readonly wool: RealWool;
+  readonly worker: WorkerInfo;
+}
 
-/** Every peer started, so a test file's `after` can kill what is left. */
-export const woolPeers: ChildProcessWithoutNullStreams[] = [];
-
-/** Kills (SIGKILL) every peer still running. */
+/** SIGKILLs (by pid) every wool peer still running. */
 export function killWoolPeers(): void {
-  for (const peer of woolPeers) if (peer.exitCode === null) peer.kill('SIGKILL');
+  killRealWool();
 }
 
 /**
- * Starts `woolpeer.py publish ...`; resolves once it printed "ready" (it has
- * registered its worker). Closing its stdin withdraws it ({@link withdrawWoolPeer}).
- * @param args The peer's arguments after the script (e.g. `['publish', '--namespace', ns, ...]`).
- * @param timeoutMs How long to wait for "ready".
+ * Starts a wool process on `namespace` (entering wool's `LocalDiscovery`:
+ * it creates, and so owns, the segment when there is none, and then unlinks
+ * it when it leaves) and registers `worker` through wool's publisher.
+ * @param namespace The namespace.
+ * @param worker The worker to register (a re-add refreshes it in place).
+ * @param options `capacity` when this process creates the segment.
  * @returns The running peer.
  */
-export async function startWoolPeer(args: readonly string[], timeoutMs = 10_000): Promise<ChildProcessWithoutNullStreams> {
-  const peer = spawn('python3', [WOOLPEER, ...args]);
-  woolPeers.push(peer);
-  let output = '';
-  peer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  peer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(() => output.includes('ready') || peer.exitCode !== null, 'wool peer ready', timeoutMs);
-  assert.equal(peer.exitCode, null, `wool peer failed: ${output}`);
-  return peer;
+export async function startWoolPeer(namespace: string, worker: WorkerInfo, options: { capacity?: number } = {}): Promise<WoolPeer> {
+  const wool = await RealWool.start('local', namespace, options);
+  await wool.publish('worker-added', worker, 20_000);
+  return { wool, worker };
 }
 
 /**
- * Withdraws a peer's worker (closes its stdin) and waits for it to exit 0.
+ * Leaves like a wool worker pool: drops its worker, leaves its `with`
+ * blocks (the owner unlinks the segment) and exits 0.
  * @param peer A peer from {@link startWoolPeer}.
  */
-export async function withdrawWoolPeer(peer: ChildProcessWithoutNullStreams): Promise<void> {
-  peer.stdin.end();
-  const code = await new Promise<number | null>((resolve) => (peer.exitCode !== null ? resolve(peer.exitCode) : peer.once('exit', resolve)));
-  assert.equal(code, 0);
+export async function withdrawWoolPeer(peer: WoolPeer): Promise<void> {
+  await peer.wool.publish('worker-dropped', peer.worker);
+  await peer.wool.exit();
 }

@@ -1,16 +1,15 @@
 // #16 item 5: churn on the local backend, bounded for CI. Several publisher
 // processes make thousands of random add / update / re-add / drop
 // operations; subscriber processes (some busy 60 ms of every 100 ms) watch
-// from the start, others join mid-churn; wool-format peers
-// (test/interop/woolpeer.py) come and go in the same namespace. Afterwards
+// from the start, others join mid-churn; wool processes (the real wool,
+// test/interop/woolPeerProcess.ts) come and go in the same namespace. Afterwards
 // every subscriber's folded state equals the truth, and per uid no event is
 // duplicated, out of order, spurious or resurrected (test/reliability/
 // streamCheck.ts); an idle subscriber that watched from the start saw every
 // change (nothing lost: its per-uid sequence is exactly the published one).
 import { prng } from './prng.js';
-import { killWoolPeers, startWoolPeer, withdrawWoolPeer } from '../interop/woolPeerProcess.js';
+import { killWoolPeers, startWoolPeer, withdrawWoolPeer, type WoolPeer } from '../interop/woolPeerProcess.js';
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -113,10 +112,9 @@ function plan(
   });
 }
 
-/** A wool-format peer registering one worker; resolves once it printed "ready". */
-async function woolPeer(uid: string): Promise<ChildProcessWithoutNullStreams> {
-  const args = ['publish', '--namespace', namespace, '--uid', uid, '--address', '127.0.0.1:7300', '--pid', String(process.pid), '--version', '1.0.0'];
-  return startWoolPeer(args, 20_000);
+/** A wool process (the real wool) registering one worker in woolrx's segment. */
+async function woolPeer(uid: string): Promise<WoolPeer> {
+  return startWoolPeer(namespace, workerInfo({ uid, address: '127.0.0.1:7300', pid: process.pid, version: '1.0.0' }));
 }
 
 
@@ -127,7 +125,7 @@ function equals(state: ReadonlyMap<string, WorkerInfo>, truth: ReadonlyMap<strin
   return state.size === truth.size && [...truth].every(([uid, worker]) => state.has(uid) && sameWorker(state.get(uid) as WorkerInfo, worker));
 }
 
-describe('local backend churn, mixed with wool-format peers', () => {
+describe('local backend churn, mixed with wool processes', () => {
   it(`${PUBLISHERS} publishers × ${ROUNDS * OPS_PER_ROUND} operations, ${WOOL_PEERS} wool peers, 6 subscribers (3 busy, 2 joining mid-churn)`, async () => {
     const started = Date.now();
     const subscriber = (busy: boolean): Child =>
@@ -149,7 +147,7 @@ describe('local backend churn, mixed with wool-format peers', () => {
 
     const woolUids: string[] = Array.from({ length: WOOL_PEERS }, () => randomUUID());
     allUids.push(...woolUids);
-    const woolAlive = new Map<string, ChildProcessWithoutNullStreams>();
+    const woolAlive = new Map<string, WoolPeer>();
     let late: Child[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       const running = Promise.all(publishers.map((child, i) => child.call({ op: 'run', workers: plans[i]?.[round] ?? [] })));

@@ -1,9 +1,8 @@
 // #16 item 3: /dev/shm leaks, each reproduced in isolation with real
-// processes: wool's format through the stand-in peer test/interop/woolpeer.py,
-// woolrx's lock through a lock-holding child.
-import { killWoolPeers, startWoolPeer, withdrawWoolPeer } from '../interop/woolPeerProcess.js';
+// processes: the real wool (test/interop/woolPeerProcess.ts), woolrx's lock
+// through a lock-holding child.
+import { killWoolPeers, startWoolPeer, withdrawWoolPeer, type WoolPeer } from '../interop/woolPeerProcess.js';
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -28,9 +27,9 @@ after(async () => {
 
 const lockDir = (namespace: string): string => join('/dev/shm', `woolrx-lock-${shortHash(namespace)}`);
 
-async function woolPublish(namespace: string, uid: string): Promise<ChildProcessWithoutNullStreams> {
-  const args = ['publish', '--namespace', namespace, '--uid', uid, '--address', '127.0.0.1:7100', '--pid', String(process.pid), '--version', '1', '--unlink-segment-on-exit'];
-  return startWoolPeer(args);
+/** A wool process that creates the namespace's segment (and so unlinks it when it leaves), registering one worker. */
+async function woolPublish(namespace: string, uid: string): Promise<WoolPeer> {
+  return startWoolPeer(namespace, makeWorker({ uid, address: '127.0.0.1:7100', version: '1' }));
 }
 
 

@@ -1,21 +1,19 @@
 // woolrx and wool publishers exclude each other: woolrx also takes wool's
 // flock(2) on <realpath(tmpdir)>/wool-lock-<short_hash(ns)>. The wool side is
-// test/interop/woolpeer.py (stdlib flock, mmap), each in its own process.
+// the real wool (../shared/wool-peer, through test/interop/realWool.ts): its
+// own lock (portalocker's flock), publisher and segment reader, each in its
+// own process.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backends/local/index.js';
 import { tryNamespaceLock } from '../../../src/backends/local/acquireNamespaceLock.js';
 import { localNames } from '../../../src/backends/local/localNames.js';
-import type { WorkerInfo } from '../../../src/model/types.js';
+import { killRealWool, RealWool, woolScan, woolTryLock } from '../../interop/realWool.js';
 import { assertClean, Child, isLockTimeout, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
-const WOOLPEER = fileURLToPath(new URL('../../interop/woolpeer.py', import.meta.url));
 const used: { namespace: string; uids: string[]; woolLeftLock?: boolean }[] = [];
-const peers: ChildProcessWithoutNullStreams[] = [];
 /** Stopped in `after` too, so that a failing test cannot keep the process alive. */
 const recorders: Recorder[] = [];
 
@@ -25,7 +23,7 @@ function woolLockPath(namespace: string): string {
 
 after(async () => {
   for (const recorder of recorders) recorder.stop();
-  for (const peer of peers) if (peer.exitCode === null) peer.kill('SIGKILL');
+  killRealWool();
   await killChildren();
   for (const { namespace, uids, woolLeftLock } of used) {
     // Only where a wool process was the last to use it: wool never removes its lock file.
@@ -35,68 +33,22 @@ after(async () => {
   assert.deepEqual(strayTestFiles(), [], 'nothing of these tests left in /dev/shm or the temp directory');
 });
 
-/** A woolpeer process with its output collected line by line. */
-class Peer {
-  readonly process: ChildProcessWithoutNullStreams;
-  readonly lines: string[] = [];
-  stderr = '';
-  readonly exited: Promise<number | null>;
-
-  constructor(args: readonly string[]) {
-    this.process = spawn('python3', [WOOLPEER, ...args]);
-    peers.push(this.process);
-    let buffer = '';
-    this.process.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const parts = buffer.split('\n');
-      buffer = parts.pop() ?? '';
-      this.lines.push(...parts);
-    });
-    this.process.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    this.exited = new Promise((resolve) => {
-      if (this.process.exitCode !== null) resolve(this.process.exitCode);
-      else this.process.once('exit', resolve);
-    });
-  }
-
-  /** Waits for a line equal to `line` (fails early, with stderr, if the peer exits). */
-  async waitLine(line: string, timeout = 15_000): Promise<void> {
-    await waitFor(() => this.lines.includes(line) || this.process.exitCode !== null, `peer line ${line}`, timeout);
-    assert.ok(this.lines.includes(line), `peer exited without printing ${line}: ${this.stderr}`);
-  }
-
-  /** Closes stdin (the peer's signal to finish) and expects exit status 0. */
-  async finish(): Promise<void> {
-    this.process.stdin.end();
-    assert.equal(await this.exited, 0, this.stderr);
-    assert.equal(this.stderr, '');
-  }
+/** A wool process, started to take its lock or publish (entering wool's LocalDiscovery only when it publishes). */
+async function woolProcess(namespace: string, capacity?: number): Promise<RealWool> {
+  return RealWool.start('local', namespace, { lazy: capacity === undefined, ...(capacity === undefined ? {} : { capacity }) });
 }
 
-/** One non-blocking attempt at wool's flock by a Python process: "busy" or "free". */
-function peerTryLock(namespace: string): string {
-  const result = spawnSync('python3', [WOOLPEER, 'try-lock', '--namespace', namespace], { encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stderr);
-  return result.stdout.trim();
+function woolScanUids(namespace: string): string[] {
+  return woolScan(namespace).map((worker) => worker.uid);
 }
 
-function peerScanUids(namespace: string): string[] {
-  const result = spawnSync('python3', [WOOLPEER, 'scan', '--namespace', namespace], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  assert.equal(result.status, 0, result.stderr);
-  assert.equal(result.stderr, '');
-  return result.stdout
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => (JSON.parse(line) as WorkerInfo).uid);
-}
-
-describe("local namespace lock ↔ wool's flock (woolpeer.py)", () => {
+describe("local namespace lock ↔ wool's flock (the real wool)", () => {
   it('a woolrx publish waits for a wool process holding the flock, without blocking the event loop; LockTimeoutError names namespace and timeout', async () => {
     const namespace = uniqueNamespace('woolflock');
     const w = makeWorker();
     used.push({ namespace, uids: [w.uid] });
-    const holder = new Peer(['hold-lock', '--namespace', namespace]);
-    await holder.waitLine('locked');
+    const holder = await woolProcess(namespace);
+    await holder.holdLock();
     const publisher = localDiscovery(namespace, { lockTimeout: 300, pollInterval: false }).publisher();
     let ticks = 0;
     const ticker = setInterval(() => (ticks += 1), 5);
@@ -116,9 +68,9 @@ describe("local namespace lock ↔ wool's flock (woolpeer.py)", () => {
     release();
 
     // Released by wool: the same publisher proceeds.
-    await holder.finish();
+    await holder.exit();
     await publisher.publish('worker-added', w);
-    assert.deepEqual(peerScanUids(namespace), [w.uid]);
+    assert.deepEqual(woolScanUids(namespace), [w.uid]);
     await publisher.close();
     // Last one out, holding the flock, removed wool's lock file too (assertClean checks it).
   });
@@ -128,33 +80,32 @@ describe("local namespace lock ↔ wool's flock (woolpeer.py)", () => {
     const w = makeWorker();
     const rx = makeWorker();
     used.push({ namespace, uids: [w.uid, rx.uid] });
-    assert.equal(peerTryLock(namespace), 'free');
+    assert.equal(woolTryLock(namespace), 'free');
     const recorder = new Recorder(localDiscovery(namespace, { pollInterval: 200 }).events());
     recorders.push(recorder);
     const holder = new Child('lockHolder.ts', [namespace]); // acquireNamespaceLock, held until told
     await waitFor(() => holder.messages.some((m) => (m as { locked?: boolean }).locked), 'woolrx lock holder ready');
-    assert.equal(peerTryLock(namespace), 'busy', "wool's non-blocking flock fails while woolrx holds the lock");
+    assert.equal(woolTryLock(namespace), 'busy', "wool's non-blocking flock fails while woolrx holds the lock");
     // A wool publisher (blocking flock, as wool does) is held off until woolrx releases.
-    const woolPublisher = new Peer([
-      'publish', '--namespace', namespace, '--uid', w.uid, '--address', w.address, '--pid', String(w.pid), '--version', w.version,
-      '--unlink-segment-on-exit',
-    ]);
+    const woolPublisher = await woolProcess(namespace);
+    let published = false;
+    const publishing = woolPublisher.publish('worker-added', w, 20_000).then(() => (published = true));
     await new Promise((resolve) => setTimeout(resolve, 400));
-    assert.deepEqual(woolPublisher.lines, [], 'wool published while woolrx held the lock');
-    assert.equal(woolPublisher.process.exitCode, null);
+    assert.equal(published, false, 'wool published while woolrx held the lock');
     const released = performance.now();
     await holder.call({ op: 'release' });
     await holder.exited;
-    await woolPublisher.waitLine('ready');
+    await publishing;
     assert.ok(performance.now() - released < 5_000);
-    assert.equal(peerTryLock(namespace), 'free');
+    assert.equal(woolTryLock(namespace), 'free');
     // Both kinds of publisher in one namespace after that.
     const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
     await publisher.publish('worker-added', rx);
-    assert.deepEqual(new Set(peerScanUids(namespace)), new Set([w.uid, rx.uid]));
+    assert.deepEqual(new Set(woolScanUids(namespace)), new Set([w.uid, rx.uid]));
     await waitFor(() => recorder.workers.size === 2, 'both workers seen');
     await publisher.close();
-    await woolPublisher.finish(); // unlinks its segment
+    await woolPublisher.publish('worker-dropped', w);
+    await woolPublisher.exit(); // wool created the segment: it unlinks it
     await waitFor(() => recorder.workers.size === 0, 'both withdrawn');
     recorder.stop(); // last one out: the namespace is gone, so it also removes wool's lock file
     assert.equal(existsSync(woolLockPath(namespace)), false);
@@ -171,24 +122,21 @@ describe("local namespace lock ↔ wool's flock (woolpeer.py)", () => {
     const recorder = new Recorder(discovery.events(), discovery.diagnostics);
     recorders.push(recorder);
 
-    const wool = new Peer([
-      'publish-many', '--namespace', namespace, '--count', String(count), '--pid', String(process.pid), '--capacity', String(capacity),
-      '--unlink-segment-on-exit',
-    ]);
-    await wool.waitLine('started');
-    const woolUids = (JSON.parse(wool.lines[0] ?? '{}') as { uids: string[] }).uids;
-    assert.equal(woolUids.length, count);
+    const wool = await woolProcess(namespace, capacity); // creates the segment
+    const woolWorkers = Array.from({ length: count }, () => makeWorker());
+    const woolUids = woolWorkers.map((worker) => worker.uid);
     entry.uids.push(...woolUids);
     const rx = new Child('publisher.ts', [namespace, JSON.stringify({ capacity, pollInterval: false })]);
     await waitFor(() => rx.messages.length > 0, 'woolrx publisher ready');
 
     // Go: both add their workers one by one, at the same time.
     const rxDone = rx.call({ op: 'run', workers: rxWorkers.map((worker) => ({ type: 'worker-added', worker })) });
-    wool.process.stdin.write('go\n');
-    await Promise.all([rxDone, wool.waitLine('ready', 60_000)]);
+    const woolDone = wool.publishMany(woolWorkers.map((worker) => ({ type: 'worker-added' as const, worker })));
+    const [, woolReport] = await Promise.all([rxDone, woolDone]);
+    assert.deepEqual([woolReport.count, woolReport.error], [count, undefined], 'wool registered every worker');
 
     const expected = new Set([...woolUids, ...rxWorkers.map((w) => w.uid)]);
-    const scanned = peerScanUids(namespace);
+    const scanned = woolScanUids(namespace);
     assert.equal(new Set(scanned).size, scanned.length, 'a uid in two slots');
     const missing = [...expected].filter((uid) => !scanned.includes(uid));
     assert.deepEqual(missing, [], `workers lost from the slot table (${missing.length} of ${expected.size})`);
@@ -200,7 +148,9 @@ describe("local namespace lock ↔ wool's flock (woolpeer.py)", () => {
     // woolrx leaves first (the segment may be wool's: wool's owner unlinks it at exit).
     await rx.call({ op: 'exit' });
     await rx.exited;
-    await wool.finish();
+    const dropped = await wool.publishMany(woolWorkers.map((worker) => ({ type: 'worker-dropped' as const, worker })));
+    assert.equal(dropped.error, undefined);
+    await wool.exit();
     await waitFor(() => recorder.workers.size === 0, 'every worker withdrawn', 20_000);
     recorder.stop(); // last one out
     entry.woolLeftLock = true;
@@ -252,10 +202,10 @@ describe("local namespace lock ↔ wool's flock (woolpeer.py)", () => {
     await first.publish('worker-added', a);
     assert.ok(existsSync(woolLockPath(namespace)), 'the lock file is back');
     // And it is excluded by a wool process holding the new file (a stale descriptor would not be).
-    const holder = new Peer(['hold-lock', '--namespace', namespace]);
-    await holder.waitLine('locked');
+    const holder = await woolProcess(namespace);
+    await holder.holdLock();
     await assert.rejects(first.publish('worker-updated', a), LockTimeoutError);
-    await holder.finish();
+    await holder.exit();
     await first.close();
   });
 });
