@@ -1,8 +1,7 @@
 import { Subject } from 'rxjs';
 import { createDiscovery } from '../../discovery/createDiscovery.js';
-import { readOptions } from '../../discovery/readOptions.js';
+import { readNamespace, readOptions } from '../../discovery/readOptions.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
-import { describeValue } from '../../model/describeValue.js';
 import { expireWorkers } from '../../operators/expireWorkers.js';
 import { browseWorkers } from './browseWorkers.js';
 import { isWildcardHost } from './isWildcardHost.js';
@@ -61,16 +60,15 @@ const MAX_DELAY_MS = 2_147_483_647;
  * await publisher.publish('worker-added', worker);
  * ```
  *
- * @param namespace The namespace (a non-empty string). Default `'default'`.
+ * @param namespace The namespace: a non-empty string without `/`, `..` or
+ * NUL, at most 250 UTF-8 bytes (the same on every backend). Default `'default'`.
  * @param options See {@link LanDiscoveryOptions}.
  * @returns The discovery.
  * @throws {TypeError} On a bad namespace, an unknown or bad option, a
  * wildcard `advertiseHost`, or `requeryInterval >= expireAfter`.
  */
-export function lanDiscovery(namespace = 'default', options: LanDiscoveryOptions = {}): Discovery {
-  if (typeof namespace !== 'string' || namespace.length === 0) {
-    throw new TypeError(`lanDiscovery: namespace must be a non-empty string, got ${describeValue(namespace)}`);
-  }
+export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = {}): Discovery {
+  namespace = readNamespace('lanDiscovery', namespace);
   const read = readOptions('lanDiscovery', options, OPTIONS);
   const advertiseHost = read.check(
     'advertiseHost',

@@ -3,13 +3,12 @@ import { tmpdir as osTmpdir } from 'node:os';
 import { Subject } from 'rxjs';
 import { createDiscovery } from '../../discovery/createDiscovery.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
-import { readOptions } from '../../discovery/readOptions.js';
+import { readNamespace, readOptions } from '../../discovery/readOptions.js';
 import { SHM_DIR } from './layout.js';
 import { LocalPublisher } from './LocalPublisher.js';
 import { LocalWatch } from './LocalWatch.js';
 import { localNames } from './localNames.js';
 import type { LocalDiscoveryOptions, LocalSettings } from './types.js';
-import { validateNamespace } from './validateNamespace.js';
 
 const MAX_MS = 2 ** 31 - 1;
 
@@ -75,15 +74,16 @@ function settingsOf(options: LocalDiscoveryOptions): LocalSettings & { readonly 
  * await using publisher = discovery.publisher();
  * await publisher.publish('worker-added', worker);
  *
- * @param namespace The namespace: non-empty, without `/`, `..` or NUL.
+ * @param namespace The namespace: a non-empty string without `/`, `..` or
+ * NUL, at most 250 UTF-8 bytes (the same on every backend). Default `'default'`.
  * @param options Capacity, block size, lock and poll settings.
  * @returns The discovery.
  * @throws {TypeError} Naming a bad namespace, a bad option value, or an
  * unknown option key.
  * @throws {Error} When this system has no `/dev/shm`.
  */
-export function localDiscovery(namespace: string, options: LocalDiscoveryOptions = {}): Discovery {
-  validateNamespace(namespace);
+export function localDiscovery(namespace?: string, options: LocalDiscoveryOptions = {}): Discovery {
+  namespace = readNamespace('localDiscovery', namespace);
   const { tmpdir, ...settings } = settingsOf(options);
   if (!existsSync(SHM_DIR)) {
     throw new Error(`localDiscovery needs POSIX shared memory at ${SHM_DIR} (Linux); this system has none`);
