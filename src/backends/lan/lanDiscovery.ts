@@ -2,6 +2,7 @@ import { Subject } from 'rxjs';
 import { createDiscovery } from '../../discovery/createDiscovery.js';
 import { readNamespace, readOptions } from '../../discovery/readOptions.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
+import type { DiscoveryEvent } from '../../events/types.js';
 import { expireWorkers } from '../../operators/expireWorkers.js';
 import { browseWorkers } from './browseWorkers.js';
 import { isWildcardHost } from './isWildcardHost.js';
@@ -95,20 +96,27 @@ export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = 
 
   return createDiscovery({
     namespace,
-    watch: (sink) =>
-      browseWorkers({
-        namespace,
-        serviceType,
-        requeryInterval,
-        expireAfter,
-        interface: iface,
-        port,
-        report,
-        syncWindow,
-        synced: () => sink.synced(),
-      })
-        .pipe(expireWorkers(expireAfter))
-        .subscribe({ next: (event) => sink.next(event), error: (error: unknown) => sink.error(error) }),
+    watch: (sink) => {
+      // Sightings pass through expiry on their way to the sink; the end of
+      // the initial state and a failure go to the sink directly.
+      const sightings = new Subject<DiscoveryEvent>();
+      const expiry = sightings.pipe(expireWorkers(expireAfter)).subscribe((event) => sink.next(event));
+      const browse = browseWorkers(
+        { namespace, serviceType, requeryInterval, expireAfter, interface: iface, port, report, syncWindow },
+        {
+          next: (sighting) => sightings.next(sighting),
+          synced: () => sink.synced(),
+          error: (error) => sink.error(error),
+          get closed() {
+            return sink.closed;
+          },
+        },
+      );
+      return () => {
+        browse();
+        expiry.unsubscribe();
+      };
+    },
     publisher: () =>
       new LanPublisher(namespace, { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate }, diagnostics),
     diagnostics,
