@@ -27,8 +27,6 @@ export { discoveryEvent } from './events/discoveryEvent.js';
 // Errors
 export { WoolrxError } from './errors/WoolrxError.js';
 export { WorkerNotFoundError } from './errors/WorkerNotFoundError.js';
-export { CapacityExhaustedError } from './errors/CapacityExhaustedError.js';
-export { BlockExhaustedError } from './errors/BlockExhaustedError.js';
 export { WorkerDecodeError } from './errors/WorkerDecodeError.js';
 export { PublisherClosedError } from './errors/PublisherClosedError.js';
 export { QueueClosedError } from './errors/QueueClosedError.js';

@@ -1,11 +1,8 @@
 import type { DiscoveryEventType } from '../events/types.js';
 import type { WorkerInfo } from '../model/types.js';
 import { checkPublish } from './checkPublish.js';
+import { toError } from './errorMessage.js';
 import type { WorkerPublisher } from './types.js';
-
-function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
 
 /**
  * The plumbing every backend's {@link WorkerPublisher} shares, so that a

@@ -7,4 +7,7 @@ export { localDiscovery } from './localDiscovery.js';
 export type { LocalDiscoveryOptions } from './types.js';
 export { LockTimeoutError } from './LockTimeoutError.js';
 export { UnsafeObjectError } from './UnsafeObjectError.js';
+export { CapacityExhaustedError } from './CapacityExhaustedError.js';
+export { BlockExhaustedError } from './BlockExhaustedError.js';
+export { SegmentNotReadyError, SegmentTooLargeError, SharedMemoryUnavailableError } from './segmentErrors.js';
 export { shortHash } from './shortHash.js';

@@ -8,6 +8,7 @@ import { SHM_DIR } from './layout.js';
 import { LocalPublisher } from './LocalPublisher.js';
 import { LocalWatch } from './LocalWatch.js';
 import { localNames } from './localNames.js';
+import { SharedMemoryUnavailableError } from './segmentErrors.js';
 import type { LocalDiscoveryOptions, LocalSettings } from './types.js';
 
 const MAX_MS = 2 ** 31 - 1;
@@ -80,13 +81,13 @@ function settingsOf(options: LocalDiscoveryOptions): LocalSettings & { readonly 
  * @returns The discovery.
  * @throws {TypeError} Naming a bad namespace, a bad option value, or an
  * unknown option key.
- * @throws {Error} When this system has no `/dev/shm`.
+ * @throws {SharedMemoryUnavailableError} When this system has no `/dev/shm`.
  */
 export function localDiscovery(namespace?: string, options: LocalDiscoveryOptions = {}): Discovery {
   namespace = readNamespace('localDiscovery', namespace);
   const { tmpdir, ...settings } = settingsOf(options);
   if (!existsSync(SHM_DIR)) {
-    throw new Error(`localDiscovery needs POSIX shared memory at ${SHM_DIR} (Linux); this system has none`);
+    throw new SharedMemoryUnavailableError(SHM_DIR);
   }
   const names = localNames(namespace, realpathSync(tmpdir ?? osTmpdir()));
   const diagnostics = new Subject<DiscoveryDiagnostic>();
