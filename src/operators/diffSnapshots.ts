@@ -1,5 +1,5 @@
 import { defer, mergeMap, type OperatorFunction } from 'rxjs';
-import { WorkerLedger } from '../discovery/WorkerLedger.js';
+import { WorkerLedger } from '../events/WorkerLedger.js';
 import type { DiscoveryEvent, WorkerSnapshot } from '../events/types.js';
 import { diffSnapshotsStep } from './diffSnapshotsStep.js';
 
@@ -40,21 +40,9 @@ import { diffSnapshotsStep } from './diffSnapshotsStep.js';
  * is not a `Map`, or a key that differs from its worker's `uid`, errors the
  * stream with a `TypeError` naming the value, and no partial diff is emitted.
  *
- * In RxJS terms: per subscription (`defer`), a `WorkerLedger` — the same
- * ledger every backend keeps — and a `mergeMap` of each snapshot to the
- * array of events `ledger.reconcile(snapshot)` returns:
- *
- * ```ts
- * defer(() => {
- *   const ledger = new WorkerLedger();
- *   return source.pipe(mergeMap((snapshot) => ledger.reconcile(snapshot)));
- * });
- * ```
- *
- * The ledger keeps a reference to the previous snapshot instead of copying
- * it (a snapshot of 10,000 workers with 1 % changed costs one pass of
- * `Map.get` and about 100 comparisons). Snapshots must therefore not be
- * mutated after they are emitted: emit a fresh `Map` each time.
+ * Each subscription keeps a reference to the previous snapshot instead of
+ * copying it, so snapshots must not be mutated after they are emitted: emit
+ * a fresh `Map` each time.
  *
  * @example
  * Report what changed between two scans.

@@ -1,4 +1,4 @@
-import type { WorkerLedger } from '../discovery/WorkerLedger.js';
+import type { WorkerLedger } from '../events/WorkerLedger.js';
 import type { DiscoveryEvent, WorkerSnapshot } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 

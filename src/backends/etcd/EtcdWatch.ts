@@ -21,7 +21,7 @@ import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
 import { errorMessage } from '../../discovery/errorMessage.js';
 import { retryDelay } from '../../discovery/retryDelay.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { WorkerLedger } from '../../discovery/WorkerLedger.js';
+import { WorkerLedger } from '../../events/WorkerLedger.js';
 import type { DiscoveryEvent } from '../../events/types.js';
 import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
 import type { WorkerInfo } from '../../model/types.js';

@@ -2,7 +2,7 @@ import type { ResponsePacket } from 'multicast-dns';
 import { decodeTxt } from '../../codec/decodeTxt.js';
 import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { WorkerLedger } from '../../discovery/WorkerLedger.js';
+import { WorkerLedger } from '../../events/WorkerLedger.js';
 import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
 import { discoveryEvent } from '../../events/discoveryEvent.js';
 import type { WorkerInfo } from '../../model/types.js';

@@ -2,7 +2,7 @@ import { closeSync, constants, readSync } from 'node:fs';
 import type { Subject } from 'rxjs';
 import { decodeWorker } from '../../codec/decodeWorker.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import type { WorkerLedger } from '../../discovery/WorkerLedger.js';
+import type { WorkerLedger } from '../../events/WorkerLedger.js';
 import type { WorkerInfo } from '../../model/types.js';
 import type { BlockEntry } from './BlockReader.js';
 import { isAlive } from './isAlive.js';

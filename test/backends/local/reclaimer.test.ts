@@ -20,7 +20,7 @@ import { slotUid } from '../../../src/backends/local/slotUid.js';
 import type { LocalSettings } from '../../../src/backends/local/types.js';
 import { uidBytes } from '../../../src/backends/local/uidBytes.js';
 import type { DiscoveryDiagnostic } from '../../../src/discovery/types.js';
-import { WorkerLedger } from '../../../src/discovery/WorkerLedger.js';
+import { WorkerLedger } from '../../../src/events/WorkerLedger.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { assertClean, makeWorker, strayTestFiles, TMP, uniqueNamespace } from './helpers.js';
