@@ -120,11 +120,6 @@ export class EtcdWatch {
     this.#rangeEnd = prefixRangeEnd(this.#prefix);
   }
 
-  /** The last revision whose changes this subscription has fully delivered. */
-  get revision(): number {
-    return this.#revision;
-  }
-
   /** Connects and starts the initial read. */
   start(): void {
     this.#client = this.#connection.acquire();

@@ -41,7 +41,6 @@ const SETTINGS: LocalSettings = {
   capacity: 8,
   blockSize: 1024,
   lockTimeout: 5000,
-  lockStale: 10_000,
   pollInterval: 1000,
   liveness: true,
 };

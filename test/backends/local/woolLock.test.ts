@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backends/local/index.js';
-import { tryNamespaceLock } from '../../../src/backends/local/acquireNamespaceLock.js';
+import { WoolFlock } from '../../../src/backends/local/WoolFlock.js';
 import { localNames } from '../../../src/backends/local/localNames.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { assertClean, Child, isLockTimeout, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
@@ -111,9 +111,10 @@ describe("local namespace lock ↔ wool's flock (woolpeer.py)", () => {
     assert.ok(ticks >= 20, `the event loop ran while waiting (${ticks} ticks of 5 ms in ${waited} ms)`);
     assert.equal(existsSync(join('/dev/shm', shortHash(namespace))), false, 'nothing written without the flock');
     // woolrx's own lock was released with the failure: another woolrx process is not kept out.
-    const release = tryNamespaceLock({ ...localNames(namespace, TMP), lockTimeout: 0, woolFlock: false });
-    assert.ok(release !== undefined, 'woolrx\'s lock is free');
-    release();
+    const names = localNames(namespace, TMP);
+    const rxLock = new WoolFlock(names.rxLockPath, names.lockDirPath);
+    assert.ok(rxLock.tryLock(), 'woolrx\'s lock is free');
+    rxLock.close();
 
     // Released by wool: the same publisher proceeds.
     await holder.finish();
