@@ -62,7 +62,7 @@ function setup(settings: LocalSettings = SETTINGS) {
   subject.subscribe((d) => diagnostics.push(d));
   let attempts = 0;
   let attempted: () => void = () => undefined;
-  const reclaimer = new Reclaimer(names, settings, subject, ledger, () => {
+  const reclaimer = new Reclaimer(names, settings, subject, ledger, new BlockReader(names.shmDir), () => {
     attempts += 1;
     attempted();
   });
