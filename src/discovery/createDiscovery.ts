@@ -3,7 +3,7 @@ import { SYNCED } from '../events/discoveryEvent.js';
 import type { DiscoveryEvent, DiscoveryItem, WorkerSnapshot } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
-import { filterWorkersStep } from '../operators/filterWorkersStep.js';
+import { filterWorkersStep } from '../operators/filterWorkers.js';
 import { stepOperator } from '../operators/stepOperator.js';
 import { syncedSnapshots } from '../operators/syncedSnapshots.js';
 import type { DiscoverySink } from './DiscoverySink.js';
