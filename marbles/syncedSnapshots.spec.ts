@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test';
-import { SYNCED, syncedSnapshots, type SyncedItem } from '../src/discovery/syncedSnapshots.js';
+import { SYNCED } from '../src/events/discoveryEvent.js';
+import type { DiscoveryItem } from '../src/events/types.js';
+import { syncedSnapshots } from '../src/operators/syncedSnapshots.js';
 import { added, dropped, snapshotOf, testWorker, updated, workerTestScheduler } from '../src/testing/index.js';
 
 const gpu = (worker: { tags: readonly string[] }): boolean => worker.tags.includes('gpu');
@@ -11,7 +13,7 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
     const w3 = testWorker(3);
     const w2v2 = testWorker(2, { version: '2.0.0' });
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold<SyncedItem>('  --a--b--S-----c--(de)--|', { a: added(w1), b: added(w2), S: SYNCED, c: added(w3), d: updated(w2v2), e: dropped(w1) });
+      const source = cold<DiscoveryItem>('  --a--b--S-----c--(de)--|', { a: added(w1), b: added(w2), S: SYNCED, c: added(w3), d: updated(w2v2), e: dropped(w1) });
       const subs = '                     ^----------------------!';
       const expected = '                 --------A-----B--C-----|';
       expectObservable(source.pipe(syncedSnapshots(undefined))).toBe(expected, {
@@ -26,7 +28,7 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
   it('an empty pool is an empty first snapshot ("no workers", not "loading")', () => {
     const w1 = testWorker(1);
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold<SyncedItem>('  -----S---a--|', { S: SYNCED, a: added(w1) });
+      const source = cold<DiscoveryItem>('  -----S---a--|', { S: SYNCED, a: added(w1) });
       const subs = '                     ^-----------!';
       const expected = '                 -----E---F--|';
       expectObservable(source.pipe(syncedSnapshots(undefined))).toBe(expected, { E: snapshotOf(), F: snapshotOf(w1) });
@@ -38,7 +40,7 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
     const w1 = testWorker(1);
     const w2 = testWorker(2);
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold<SyncedItem>('  (abS)--S--|', { a: added(w1), b: added(w2), S: SYNCED });
+      const source = cold<DiscoveryItem>('  (abS)--S--|', { a: added(w1), b: added(w2), S: SYNCED });
       const subs = '                     ^---------!';
       const expected = '                 A---------|';
       expectObservable(source.pipe(syncedSnapshots(undefined))).toBe(expected, { A: snapshotOf(w1, w2) });
@@ -51,7 +53,7 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
     const c2 = testWorker(2);
     const g2 = testWorker(2, { tags: ['gpu'] });
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold<SyncedItem>('  -a-b-S--c--x--|', { a: added(g1), b: added(c2), S: SYNCED, c: updated(g2), x: updated(c2) });
+      const source = cold<DiscoveryItem>('  -a-b-S--c--x--|', { a: added(g1), b: added(c2), S: SYNCED, c: updated(g2), x: updated(c2) });
       const subs = '                     ^-------------!';
       const expected = '                 -----A--B--C--|';
       expectObservable(source.pipe(syncedSnapshots(gpu))).toBe(expected, {
@@ -67,7 +69,7 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
     const w1 = testWorker(1);
     const boom = new Error('predicate failed');
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold<SyncedItem>('  -S--a--b-|', { S: SYNCED, a: added(w1), b: added(testWorker(2)) });
+      const source = cold<DiscoveryItem>('  -S--a--b-|', { S: SYNCED, a: added(w1), b: added(testWorker(2)) });
       const subs = '                     ^---!';
       const expected = '                 -E--#';
       const predicate = (): boolean => {
@@ -81,7 +83,7 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
   it('forwards a source error at once', () => {
     const w1 = testWorker(1);
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold<SyncedItem>('  -a-S--#', { a: added(w1), S: SYNCED });
+      const source = cold<DiscoveryItem>('  -a-S--#', { a: added(w1), S: SYNCED });
       const subs = '                     ^-----!';
       const expected = '                 ---A--#';
       expectObservable(source.pipe(syncedSnapshots(undefined))).toBe(expected, { A: snapshotOf(w1) });
@@ -92,7 +94,7 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
   it('early unsubscribe releases the source', () => {
     const w1 = testWorker(1);
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold<SyncedItem>('  -S--a--a--|', { S: SYNCED, a: added(w1) });
+      const source = cold<DiscoveryItem>('  -S--a--a--|', { S: SYNCED, a: added(w1) });
       const subs = '                     ^---!';
       const unsub = '                    ----!';
       const expected = '                 -E---';
@@ -103,8 +105,8 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
 
   it('empty and never: nothing is ever known, so nothing is emitted', () => {
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const empty = cold<SyncedItem>('   |');
-      const never = cold<SyncedItem>('   -');
+      const empty = cold<DiscoveryItem>('   |');
+      const never = cold<DiscoveryItem>('   -');
       expectObservable(empty.pipe(syncedSnapshots(undefined))).toBe('|');
       expectObservable(never.pipe(syncedSnapshots(undefined))).toBe('-');
       expectSubscriptions(empty.subscriptions).toBe('(^!)');

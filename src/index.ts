@@ -21,14 +21,12 @@ export { sameWorker } from './model/sameWorker.js';
 export { parseAddress } from './model/parseAddress.js';
 
 // Events
-export type { DiscoveryEvent, DiscoveryEventType, WorkerSnapshot } from './events/types.js';
+export type { DiscoveryEvent, DiscoveryEventType, DiscoveryItem, DiscoverySynced, WorkerSnapshot } from './events/types.js';
 export { discoveryEvent } from './events/discoveryEvent.js';
 
 // Errors
 export { WoolrxError } from './errors/WoolrxError.js';
 export { WorkerNotFoundError } from './errors/WorkerNotFoundError.js';
-export { CapacityExhaustedError } from './errors/CapacityExhaustedError.js';
-export { BlockExhaustedError } from './errors/BlockExhaustedError.js';
 export { WorkerDecodeError } from './errors/WorkerDecodeError.js';
 export { PublisherClosedError } from './errors/PublisherClosedError.js';
 export { QueueClosedError } from './errors/QueueClosedError.js';

@@ -60,8 +60,8 @@ export async function benchEtcd(opts: { workers: number }): Promise<EtcdBenchRes
 
     // add → event
     const latencyNamespace = `bench-latency-${process.pid}`;
-    const subscriberSide = etcdDiscovery({ endpoints, namespace: latencyNamespace });
-    const publisher = etcdDiscovery({ endpoints, namespace: latencyNamespace }).publisher();
+    const subscriberSide = etcdDiscovery(latencyNamespace, { endpoints });
+    const publisher = etcdDiscovery(latencyNamespace, { endpoints }).publisher();
     let waiting: { uid: string; resolve: (at: number) => void } | undefined;
     const subscription = subscriberSide.events().subscribe((event: DiscoveryEvent) => {
       if (waiting !== undefined && event.type === 'worker-added' && event.worker.uid === waiting.uid) {
@@ -85,7 +85,7 @@ export async function benchEtcd(opts: { workers: number }): Promise<EtcdBenchRes
 
     // initial sync of `workers` existing workers
     const syncNamespace = `bench-sync-${process.pid}`;
-    const filling = etcdDiscovery({ endpoints, namespace: syncNamespace, ttl: 60 });
+    const filling = etcdDiscovery(syncNamespace, { endpoints, ttl: 60 });
     const publishers = Array.from({ length: PUBLISHERS }, () => filling.publisher());
     await Promise.all(
       publishers.map(async (p, k) => {
@@ -94,7 +94,7 @@ export async function benchEtcd(opts: { workers: number }): Promise<EtcdBenchRes
     );
     const syncs: number[] = [];
     for (let run = 0; run < 3; run++) {
-      const discovery = etcdDiscovery({ endpoints, namespace: syncNamespace });
+      const discovery = etcdDiscovery(syncNamespace, { endpoints });
       let count = 0;
       const start = performance.now();
       const done = await new Promise<number>((resolve) => {

@@ -4,10 +4,34 @@ import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 import { assertBridgePort } from './assertBridgePort.js';
 import { BridgeClosedError } from './BridgeClosedError.js';
-import { errorPayload } from './errorPayload.js';
 import { listenToPort } from './listenToPort.js';
-import type { BridgeMessage, BridgeOptions, BridgePort } from './types.js';
+import type { BridgeErrorPayload, BridgeMessage, BridgeOptions, BridgePort } from './types.js';
 import { workerPayload } from './workerPayload.js';
+
+/**
+ * An error as plain data for the port: `{ name, message, code? }`
+ * (anything thrown, not only `Error`s). @internal
+ *
+ * @param error What the upstream sent down its error channel.
+ * @returns The payload.
+ */
+function errorPayload(error: unknown): BridgeErrorPayload {
+  if (error instanceof Error) {
+    const { code } = error as { code?: unknown };
+    return {
+      name: error.name,
+      message: error.message,
+      ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    };
+  }
+  let message: string;
+  try {
+    message = typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
+  } catch {
+    message = Object.prototype.toString.call(error);
+  }
+  return { name: 'Error', message };
+}
 
 /**
  * Serves a stream of worker events over a MessagePort-like channel to

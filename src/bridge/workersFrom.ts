@@ -5,9 +5,23 @@ import { describeValue } from '../model/describeValue.js';
 import { workerInfo } from '../model/workerInfo.js';
 import { assertBridgePort } from './assertBridgePort.js';
 import { BridgeClosedError } from './BridgeClosedError.js';
-import { errorFromPayload } from './errorFromPayload.js';
 import { listenToPort } from './listenToPort.js';
-import type { BridgeMessage, BridgeOptions, BridgePort } from './types.js';
+import type { BridgeErrorPayload, BridgeMessage, BridgeOptions, BridgePort } from './types.js';
+
+/**
+ * The error a subscription on the receiving side gets: an `Error` with the
+ * original `name`, `message` and `code` (the class itself cannot cross a
+ * port; match on `code` or `name`). @internal
+ *
+ * @param payload What crossed the port.
+ * @returns The error.
+ */
+function errorFromPayload(payload: BridgeErrorPayload): Error {
+  const error = new Error(typeof payload.message === 'string' ? payload.message : 'unknown error');
+  error.name = typeof payload.name === 'string' ? payload.name : 'Error';
+  if (payload.code !== undefined) Object.assign(error, { code: payload.code });
+  return error;
+}
 
 let instances = 0;
 

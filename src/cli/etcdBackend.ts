@@ -47,8 +47,7 @@ export const etcdBackend: CliBackend = Object.freeze<CliBackend>({
     const prefix = flagValues.text(values, 'prefix');
     const requestTimeout = flagValues.integer(values, 'request-timeout', 1);
     const { etcdDiscovery } = await import('../backends/etcd/index.js');
-    return etcdDiscovery({
-      namespace,
+    return etcdDiscovery(namespace, {
       ...(endpoints.length === 0 ? {} : { endpoints }),
       ...(ttl === undefined ? {} : { ttl }),
       ...(prefix === undefined ? {} : { prefix }),

@@ -1,3 +1,4 @@
+import { workerPayload } from '../bridge/workerPayload.js';
 import type { DiscoveryEvent } from '../events/types.js';
 
 /**
@@ -13,28 +14,5 @@ import type { DiscoveryEvent } from '../events/types.js';
  * @returns One line of JSON.
  */
 export function formatEventJson(event: DiscoveryEvent): string {
-  const { worker } = event;
-  const { options } = worker;
-  return JSON.stringify({
-    type: event.type,
-    worker: {
-      uid: worker.uid,
-      address: worker.address,
-      pid: worker.pid,
-      version: worker.version,
-      tags: [...worker.tags],
-      extra: Object.fromEntries(Object.entries(worker.extra)),
-      secure: worker.secure,
-      options: {
-        maxReceiveMessageLength: options.maxReceiveMessageLength,
-        maxSendMessageLength: options.maxSendMessageLength,
-        keepaliveTimeMs: options.keepaliveTimeMs,
-        keepaliveTimeoutMs: options.keepaliveTimeoutMs,
-        keepalivePermitWithoutCalls: options.keepalivePermitWithoutCalls,
-        maxPingsWithoutData: options.maxPingsWithoutData,
-        maxConcurrentStreams: options.maxConcurrentStreams,
-        compression: options.compression,
-      },
-    },
-  });
+  return JSON.stringify({ type: event.type, worker: workerPayload(event.worker) });
 }

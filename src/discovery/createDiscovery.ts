@@ -1,10 +1,12 @@
 import { filter, Observable, type SchedulerLike, type Subject, type TeardownLogic } from 'rxjs';
-import type { DiscoveryEvent, WorkerSnapshot } from '../events/types.js';
+import { SYNCED } from '../events/discoveryEvent.js';
+import type { DiscoveryEvent, DiscoveryItem, WorkerSnapshot } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
-import type { WorkerPredicate } from '../model/types.js';
-import { filterWorkers } from '../operators/filterWorkers.js';
+import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
+import { filterWorkersStep } from '../operators/filterWorkers.js';
+import { stepOperator } from '../operators/stepOperator.js';
+import { syncedSnapshots } from '../operators/syncedSnapshots.js';
 import type { DiscoverySink } from './DiscoverySink.js';
-import { SYNCED, syncedSnapshots, type SyncedItem } from './syncedSnapshots.js';
 import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from './types.js';
 
 /** What a backend gives {@link createDiscovery}. @internal */
@@ -23,7 +25,7 @@ export interface DiscoveryParts {
   readonly diagnostics: Subject<DiscoveryDiagnostic>;
 }
 
-const isEvent = (item: SyncedItem): item is DiscoveryEvent => item !== SYNCED;
+const isEvent = (item: DiscoveryItem): item is DiscoveryEvent => item.type !== 'synced';
 
 function checkFilter(filter: unknown): void {
   if (filter !== undefined && typeof filter !== 'function') {
@@ -33,15 +35,15 @@ function checkFilter(filter: unknown): void {
 
 /**
  * Builds a {@link Discovery} from a backend's watch and publisher: the one
- * place where `events(filter)`, `snapshots(filter)` and the cold,
- * per-subscription lifecycle are written, so they mean the same on every
- * backend.
+ * place where `watch(filter)`, `events(filter)`, `snapshots(filter)` and the
+ * cold, per-subscription lifecycle are written, so they mean the same on
+ * every backend.
  * @internal Used by every backend factory.
  * @param parts The backend's watch, publisher factory and diagnostics.
  * @returns A frozen discovery.
  */
 export function createDiscovery(parts: DiscoveryParts): Discovery {
-  const raw = new Observable<SyncedItem>((subscriber) => {
+  const raw = new Observable<DiscoveryItem>((subscriber) => {
     let synced = false;
     const sink: DiscoverySink = {
       next: (event) => subscriber.next(event),
@@ -57,13 +59,20 @@ export function createDiscovery(parts: DiscoveryParts): Discovery {
     };
     return parts.watch(sink);
   });
-  const all = raw.pipe(filter(isEvent));
+  const watch = (predicate: WorkerPredicate | undefined): Observable<DiscoveryItem> => {
+    checkFilter(predicate);
+    if (predicate === undefined) return raw;
+    return raw.pipe(
+      stepOperator(
+        () => new Map<string, WorkerInfo>(),
+        (passing, item: DiscoveryItem) => (isEvent(item) ? filterWorkersStep(passing, predicate, item) : item),
+      ),
+    );
+  };
   return Object.freeze({
     namespace: parts.namespace,
-    events(predicate?: WorkerPredicate): Observable<DiscoveryEvent> {
-      checkFilter(predicate);
-      return predicate === undefined ? all : all.pipe(filterWorkers(predicate));
-    },
+    watch,
+    events: (predicate?: WorkerPredicate): Observable<DiscoveryEvent> => watch(predicate).pipe(filter(isEvent)),
     snapshots(predicate?: WorkerPredicate, scheduler?: SchedulerLike): Observable<WorkerSnapshot> {
       checkFilter(predicate);
       return raw.pipe(syncedSnapshots(predicate, scheduler));

@@ -127,3 +127,37 @@ export function readOptions(factory: string, options: unknown, known: readonly s
     },
   };
 }
+
+/** Longest file name on Linux file systems (`NAME_MAX`), in bytes. */
+const NAME_MAX = 255;
+/** Longest namespace, in UTF-8 bytes: wool's local backend names a directory `wool-<namespace>`, which must fit `NAME_MAX`. */
+const MAX_NAMESPACE_BYTES = NAME_MAX - 'wool-'.length;
+
+/**
+ * Checks a backend factory's namespace, the same way for every backend: a
+ * non-empty string without `/`, `..` or NUL, of at most 250 UTF-8 bytes
+ * (wool's local backend puts the raw namespace in a directory name,
+ * `wool-<namespace>`, which must fit `NAME_MAX`; a namespace is the same on
+ * every backend, so every backend accepts the same ones).
+ * @internal
+ * @param factory The factory's name, e.g. `'etcdDiscovery'`.
+ * @param namespace What the caller passed; `undefined` means `'default'`.
+ * @returns The namespace.
+ * @throws {TypeError} Naming the bad value.
+ */
+export function readNamespace(factory: string, namespace: unknown = 'default'): string {
+  if (typeof namespace !== 'string' || namespace.length === 0) {
+    throw new TypeError(`${factory}: namespace must be a non-empty string, got ${describeValue(namespace)}`);
+  }
+  if (namespace.includes('/') || namespace.includes('..') || namespace.includes('\0')) {
+    throw new TypeError(`${factory}: namespace must be a non-empty string without "/", ".." or NUL, got ${describeValue(namespace)}`);
+  }
+  const bytes = new TextEncoder().encode(namespace).length;
+  if (bytes > MAX_NAMESPACE_BYTES) {
+    const shown = describeValue(namespace.length > 40 ? `${namespace.slice(0, 40)}…` : namespace);
+    throw new TypeError(
+      `${factory}: namespace ${shown} is ${bytes} bytes long (at most ${MAX_NAMESPACE_BYTES} UTF-8 bytes: wool's local backend names a directory wool-<namespace>, which must fit NAME_MAX, ${NAME_MAX} bytes)`,
+    );
+  }
+  return namespace;
+}

@@ -1,5 +1,5 @@
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { DiscoveryEvent, DiscoveryEventType, WorkerSnapshot } from '../events/types.js';
+import type { DiscoveryEvent, DiscoveryEventType, DiscoveryItem, WorkerSnapshot } from '../events/types.js';
 import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
 
 // The declarations `AsyncDisposable` needs, as TypeScript's esnext.disposable
@@ -89,9 +89,11 @@ export interface WorkerPublisher extends AsyncDisposable {
  * subscriber saw added. Unsubscribing releases everything the subscription
  * held, also in the middle of the initial burst.
  *
- * **When the initial state is complete.** `snapshots()` emits its first
- * snapshot exactly then — empty when the pool is empty — so a user can tell
- * "no workers" from "still loading". The initial state arrives:
+ * **When the initial state is complete.** `watch()` emits `{ type: 'synced' }`
+ * exactly then, between the initial state's events and the first change;
+ * `snapshots()` emits its first snapshot then — empty when the pool is
+ * empty — so a user can tell "no workers" from "still loading". The initial
+ * state arrives:
  * - memory, local: synchronously, inside `subscribe()`, in one burst;
  * - etcd: in one burst once the namespace has been read (one round trip);
  * - lan: as the network answers; it is complete after the first query
@@ -116,6 +118,15 @@ export interface Discovery {
    * @throws {TypeError} When `filter` is not a function.
    */
   events(filter?: WorkerPredicate): Observable<DiscoveryEvent>;
+  /**
+   * The stream of {@link Discovery.events}, with one `{ type: 'synced' }`
+   * item when the initial state is complete (see {@link Discovery}): for a
+   * view that shows every event and also needs to tell "no workers" from
+   * "still loading".
+   * @param filter Only workers passing it, as for {@link Discovery.events}.
+   * @throws {TypeError} When `filter` is not a function.
+   */
+  watch(filter?: WorkerPredicate): Observable<DiscoveryItem>;
   /**
    * A cold stream of the current workers: nothing while the initial state is
    * loading, then the initial state (an empty map when there are no

@@ -1,7 +1,7 @@
 import { isDiscoveryEventType } from './isDiscoveryEventType.js';
 import { describeValue } from '../model/describeValue.js';
 import type { WorkerInfo } from '../model/types.js';
-import type { DiscoveryEvent, DiscoveryEventType } from './types.js';
+import type { DiscoveryEvent, DiscoveryEventType, DiscoverySynced } from './types.js';
 
 /**
  * Builds a frozen {@link DiscoveryEvent}.
@@ -22,3 +22,6 @@ export function discoveryEvent(type: DiscoveryEventType, worker: WorkerInfo): Di
   }
   return Object.freeze({ type, worker });
 }
+
+/** The one {@link DiscoverySynced} item (frozen). @internal */
+export const SYNCED: DiscoverySynced = Object.freeze({ type: 'synced' });

@@ -19,5 +19,18 @@ export interface DiscoveryEvent {
   readonly worker: WorkerInfo;
 }
 
+/**
+ * The item {@link Discovery.watch} emits, once, when the subscription's
+ * initial state is complete: every worker registered when it started has
+ * been reported (there may be none). Plain data, like a {@link DiscoveryEvent}.
+ */
+export interface DiscoverySynced {
+  /** Always `'synced'`. */
+  readonly type: 'synced';
+}
+
+/** What {@link Discovery.watch} emits: the events, and one {@link DiscoverySynced}. */
+export type DiscoveryItem = DiscoveryEvent | DiscoverySynced;
+
 /** The current workers by uid, as {@link toSnapshots} emits and {@link diffSnapshots} reads. */
 export type WorkerSnapshot = ReadonlyMap<string, WorkerInfo>;

@@ -1,4 +1,4 @@
-import { WorkerLedger } from '../discovery/WorkerLedger.js';
+import { WorkerLedger } from '../events/WorkerLedger.js';
 import { eventWorker } from './eventWorker.js';
 import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';

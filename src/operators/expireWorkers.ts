@@ -2,9 +2,7 @@ import {
   asyncScheduler,
   defer,
   exhaustMap,
-  filter,
   finalize,
-  map,
   merge,
   mergeMap,
   type MonoTypeOperatorFunction,
@@ -17,6 +15,7 @@ import {
 import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 import { LeaseBook } from './LeaseBook.js';
+import { stepOperator } from './stepOperator.js';
 
 /**
  * Drops a worker that has not been announced again within `ttl`
@@ -60,19 +59,6 @@ import { LeaseBook } from './LeaseBook.js';
  * renewed, so a single timer per subscription, aimed at the earliest
  * deadline, serves all workers; when it fires it drops every lease that has
  * run out and re-aims at the next one.
- *
- * In RxJS terms: per subscription (`defer`), a `LeaseBook` (a pure step:
- * `sight(event, now)` returns the event to emit, `expire(now)` the drops) and
- * two merged streams — the sightings mapped through the book, and the
- * expiries: a sweeper (a timer-like source aimed at the earliest deadline
- * until no lease is left) started by a new worker when none runs
- * (`exhaustMap`):
- *
- * ```ts
- * const expiries = arm.pipe(exhaustMap(() => sweeps(book, scheduler)), mergeMap((now) => book.expire(now)));
- * const sightings = source.pipe(filter((e) => (out = book.sight(e, scheduler.now())) !== undefined), map(() => out));
- * return merge(sightings, expiries); // the sweeper stops when the source completes
- * ```
  *
  * @example
  * Forget mDNS workers that have not re-announced for 30 seconds.
@@ -122,19 +108,17 @@ export function expireWorkers(
         mergeMap((now) => book.expire(now)),
         takeUntil(ended),
       );
-      /** The book's answer for the sighting `filter` just let through, read by `map` at once. */
-      let out: DiscoveryEvent | undefined;
-      // filter first, then map: a sighting that changes nothing (the common
-      // case: a re-announcement) costs one operator hop, not two.
       const sightings = source.pipe(
         // Stops the sweeper once the source is done (and costs nothing per event).
         finalize(() => ended.next()),
-        filter((event) => {
-          out = book.sight(event, scheduler.now());
-          if (out?.type === 'worker-added') arm.next();
-          return out !== undefined;
-        }),
-        map(() => out as DiscoveryEvent),
+        stepOperator(
+          () => book,
+          (leases, event: DiscoveryEvent) => {
+            const out = leases.sight(event, scheduler.now());
+            if (out?.type === 'worker-added') arm.next();
+            return out;
+          },
+        ),
       );
       return merge(sightings, expiries);
     });

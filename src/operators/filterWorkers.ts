@@ -1,8 +1,55 @@
-import { defer, filter, map, type MonoTypeOperatorFunction } from 'rxjs';
+import type { MonoTypeOperatorFunction } from 'rxjs';
+import { discoveryEvent } from '../events/discoveryEvent.js';
 import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
-import { filterWorkersStep } from './filterWorkersStep.js';
+import { eventWorker } from './eventWorker.js';
+import { stepOperator } from './stepOperator.js';
+
+/**
+ * The step function of {@link filterWorkers}: what one source event means for
+ * a subscriber that sees only the workers passing `predicate`.
+ *
+ * `passing` (uid → last metadata that passed) is updated in place.
+ * @internal
+ * @param passing The workers currently passing, by uid.
+ * @param predicate The filter.
+ * @param event The source event.
+ * @returns The event to emit, or `undefined` for none.
+ * @throws {TypeError} Naming a malformed event; whatever `predicate` throws.
+ */
+export function filterWorkersStep(
+  passing: Map<string, WorkerInfo>,
+  predicate: WorkerPredicate,
+  event: DiscoveryEvent,
+): DiscoveryEvent | undefined {
+  const type = event?.type;
+  const worker = eventWorker('filterWorkers', event);
+  const uid = worker.uid;
+  switch (type) {
+    case 'worker-added':
+    case 'worker-updated': {
+      const passes = Boolean(predicate(worker));
+      const last = passing.get(uid);
+      if (passes) {
+        passing.set(uid, worker);
+        const outType = last === undefined ? 'worker-added' : 'worker-updated';
+        return type === outType ? event : discoveryEvent(outType, worker);
+      }
+      if (last === undefined) return undefined;
+      passing.delete(uid);
+      return discoveryEvent('worker-dropped', last);
+    }
+    case 'worker-dropped': {
+      const last = passing.get(uid);
+      if (last === undefined) return undefined;
+      passing.delete(uid);
+      return last === worker ? event : discoveryEvent('worker-dropped', last);
+    }
+    default:
+      throw new TypeError(`filterWorkers: unknown event type ${describeValue(type)}`);
+  }
+}
 
 /**
  * Keeps only the workers that satisfy a predicate, turning workers that start
@@ -35,22 +82,8 @@ import { filterWorkersStep } from './filterWorkersStep.js';
  *   last passing metadata; otherwise (a worker that never passed) emits
  *   nothing. The predicate is not called.
  *
- * In RxJS terms it is a pure step function run by `filter` (which keeps the
- * events the step has something to emit for) and `map` (which emits it),
- * with the state created per subscription by `defer`:
- *
- * ```ts
- * defer(() => {
- *   const passing = new Map<string, WorkerInfo>();
- *   let out: DiscoveryEvent | undefined;
- *   return source.pipe(
- *     filter((event) => (out = filterWorkersStep(passing, predicate, event)) !== undefined),
- *     map(() => out),
- *   );
- * });
- * ```
- *
- * So a subscriber sees a consistent stream: every `worker-updated` and
+ * Each subscription keeps its own record of the passing workers, so a
+ * subscriber sees a consistent stream: every `worker-updated` and
  * `worker-dropped` it gets refers to a worker it saw added. Errors and
  * completion are forwarded. If the predicate throws, the result errors with
  * that error and the source is unsubscribed.
@@ -77,16 +110,9 @@ export function filterWorkers(predicate: WorkerPredicate): MonoTypeOperatorFunct
   if (typeof predicate !== 'function') {
     throw new TypeError(`filterWorkers: predicate must be a function, got ${describeValue(predicate)}`);
   }
-  return (source) =>
-    defer(() => {
-      /** uid → last metadata that passed the predicate, per subscription. */
-      const passing = new Map<string, WorkerInfo>();
-      /** The step's result for the event `filter` just let through, read by `map` at once. */
-      let out: DiscoveryEvent | undefined;
-      // filter first, then map: an event that yields nothing costs one operator hop, not two.
-      return source.pipe(
-        filter((event) => (out = filterWorkersStep(passing, predicate, event)) !== undefined),
-        map(() => out as DiscoveryEvent),
-      );
-    });
+  // uid → last metadata that passed the predicate, per subscription.
+  return stepOperator(
+    () => new Map<string, WorkerInfo>(),
+    (passing, event: DiscoveryEvent) => filterWorkersStep(passing, predicate, event),
+  );
 }

@@ -16,9 +16,7 @@ import { checkTakeArguments } from './checkTakeArguments.js';
  * result:            ---B---(D|)
  * ```
  *
- * ```ts
- * source.pipe(filter((item) => Boolean(predicate(item))), take(count)) // the predicate gets only the item, no index
- * ```
+ * The predicate is called with the item only (no index, unlike `filter`).
  *
  * @example The first two GPU workers to appear
  * ```ts

@@ -1,8 +1,7 @@
-import { asapScheduler, auditTime, defer, filter, map, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { asapScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { DiscoveryEvent, WorkerSnapshot } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
-import { isDefined } from './isDefined.js';
-import { SnapshotBatch } from './SnapshotBatch.js';
+import { batchSnapshots } from './SnapshotBatch.js';
 
 /**
  * Folds worker events into snapshots of the current workers, one snapshot per
@@ -33,23 +32,6 @@ import { SnapshotBatch } from './SnapshotBatch.js';
  * completes right after that batch's flush (in the same microtask with the
  * default scheduler). When the source errors, a pending batch is discarded
  * and the error forwarded at once.
- *
- * In RxJS terms: per subscription (`defer`), a pure step records each event
- * (`filter` keeps the events that changed something), `auditTime(0,
- * scheduler)` turns a burst into one flush, and the flush emits the new
- * snapshot if the burst did not net to no change:
- *
- * ```ts
- * defer(() => {
- *   const batch = new SnapshotBatch(); // a WorkerLedger + the uids touched
- *   return source.pipe(
- *     filter((event) => batch.record(event)),
- *     auditTime(0, scheduler),
- *     map(() => batch.flush()), // the new snapshot, or undefined
- *     filter((snapshot) => snapshot !== undefined),
- *   );
- * });
- * ```
  *
  * **Why `asapScheduler` by default.** It runs the flush in a microtask:
  * after the current synchronous burst has ended, before any timer or I/O
@@ -95,14 +77,5 @@ export function toSnapshots(scheduler: SchedulerLike = asapScheduler): OperatorF
   if (scheduler === null || typeof scheduler !== 'object' || typeof scheduler.schedule !== 'function') {
     throw new TypeError(`toSnapshots: scheduler must be a SchedulerLike, got ${describeValue(scheduler)}`);
   }
-  return (source) =>
-    defer(() => {
-      const batch = new SnapshotBatch();
-      return source.pipe(
-        filter((event) => batch.record(event)),
-        auditTime(0, scheduler),
-        map(() => batch.flush()),
-        filter(isDefined),
-      );
-    });
+  return batchSnapshots<DiscoveryEvent>(true, (batch, event) => batch.record(event), scheduler);
 }

@@ -17,6 +17,7 @@
  * @packageDocumentation
  */
 export { workerTestScheduler } from './workerTestScheduler.js';
+export { MarbleMismatchError } from './MarbleMismatchError.js';
 export { testWorker } from './testWorker.js';
 export { added } from './added.js';
 export { updated } from './updated.js';

@@ -1,11 +1,12 @@
 import { TestScheduler } from 'rxjs/testing';
 import { deepEqual } from './deepEqual.js';
 import { formatFrames } from './formatFrames.js';
+import { MarbleMismatchError } from './MarbleMismatchError.js';
 
 /**
  * A `TestScheduler` ready for worker pipelines: it compares frames
  * structurally ({@link deepEqual}: maps, sets, frozen workers) and, on a
- * mismatch, throws an error listing expected and actual frames with short
+ * mismatch, throws a {@link MarbleMismatchError} listing expected and actual frames with short
  * worker descriptions. Use it with `run()` like any TestScheduler.
  *
  * @example
@@ -27,7 +28,7 @@ export function workerTestScheduler(assertEqual?: (actual: unknown, expected: un
         if (!deepEqual(actual, expected)) {
           const a = Array.isArray(actual) ? formatFrames(actual) : String(actual);
           const e = Array.isArray(expected) ? formatFrames(expected) : String(expected);
-          throw new Error(`Marble mismatch.\nExpected:\n${e || '(nothing)'}\nActual:\n${a || '(nothing)'}`);
+          throw new MarbleMismatchError(e, a);
         }
       }),
   );

@@ -7,7 +7,7 @@ import { commands } from '../../src/cli/commands.js';
 import type { CliRegistry } from '../../src/cli/parseCommandLine.js';
 import type { CliValues } from '../../src/cli/types.js';
 import { discoveryEvent } from '../../src/events/discoveryEvent.js';
-import type { DiscoveryEvent, DiscoveryEventType, WorkerSnapshot } from '../../src/events/types.js';
+import type { DiscoveryEvent, DiscoveryEventType, DiscoveryItem, WorkerSnapshot } from '../../src/events/types.js';
 import { toSnapshots } from '../../src/operators/toSnapshots.js';
 import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from '../../src/discovery/types.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
@@ -51,6 +51,9 @@ class FakeDiscovery implements Discovery {
   }
   snapshots(): Observable<WorkerSnapshot> {
     return this.events().pipe(toSnapshots());
+  }
+  watch(): Observable<DiscoveryItem> {
+    return this.events();
   }
   publisher(): WorkerPublisher {
     const published = this.published;

@@ -8,6 +8,11 @@ import type { CliRegistry } from '../../src/cli/parseCommandLine.js';
 import { memoryDiscovery } from '../../src/backends/memory/memoryDiscovery.js';
 import { MemoryRegistry } from '../../src/backends/memory/MemoryRegistry.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
+import { Subject } from 'rxjs';
+import { createDiscovery } from '../../src/discovery/createDiscovery.js';
+import type { DiscoverySink } from '../../src/discovery/DiscoverySink.js';
+import type { DiscoveryDiagnostic } from '../../src/discovery/types.js';
+import { discoveryEvent } from '../../src/events/discoveryEvent.js';
 
 /** A stream that says it is a terminal of a given size, and records what is written. */
 class FakeTerminal extends Writable {
@@ -85,5 +90,47 @@ describe('woolrx watch on a terminal', () => {
 
     assert.deepEqual(pipe.text.trimEnd().split('\n').map((line) => line.split(' ')[1]), ['+', '~', '-']);
     assert.doesNotMatch(pipe.text, /\u001b/);
+  });
+
+  it('shows every event of a burst, as --json does: a drop and re-add inside one burst restarts the row', async () => {
+    const worker = workerInfo({ uid: '0b6a1c2d-1111-4e7e-9a56-0c2b9d1d7e11', address: '127.0.0.1:50051', pid: 7, version: '1.0.0' });
+    const sinks = new Set<DiscoverySink>();
+    const discovery = createDiscovery({
+      namespace: 'pool',
+      watch: (sink) => {
+        sinks.add(sink);
+        sink.next(discoveryEvent('worker-added', worker));
+        sink.synced();
+        return () => sinks.delete(sink);
+      },
+      publisher: () => {
+        throw new TypeError('not used');
+      },
+      diagnostics: new Subject<DiscoveryDiagnostic>(),
+    });
+    const registry: CliRegistry = { commands, backends: { fake: { summary: 'fake', flags: {}, create: () => discovery } } };
+    let clock = Date.parse('2026-12-04T08:00:00Z');
+    const run = (json: boolean, stdout: Writable) => {
+      const controller = new AbortController();
+      const done = runCli(['watch', '-b', 'fake', '-n', 'pool', ...(json ? ['--json'] : [])], { stdout, stderr: new Sink(), signal: controller.signal, now: () => new Date(clock) }, registry);
+      return { done, stop: () => controller.abort() };
+    };
+    const terminal = new FakeTerminal();
+    const jsonTerminal = new FakeTerminal();
+    const watchers = [run(false, terminal), run(true, jsonTerminal)];
+    await tick();
+    clock += 5 * 60_000;
+    for (const sink of sinks) {
+      // One synchronous burst: the worker leaves and comes back unchanged.
+      sink.next(discoveryEvent('worker-dropped', worker));
+      sink.next(discoveryEvent('worker-added', worker));
+    }
+    await tick();
+    for (const watcher of watchers) watcher.stop();
+    assert.deepEqual(await Promise.all(watchers.map((watcher) => watcher.done)), [0, 0]);
+    const json = jsonTerminal.text.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
+    assert.deepEqual(json, ['worker-added', 'worker-dropped', 'worker-added']);
+    const frames = terminal.text.split(/\u001b\[\d+F\u001b\[J|\r\u001b\[J/);
+    assert.match(frames.at(-1) ?? '', /0b6a1c2d .* added 0s ago/, 'the row restarted with the re-add');
   });
 });

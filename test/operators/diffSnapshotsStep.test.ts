@@ -1,9 +1,9 @@
 // The step behind diffSnapshots: a snapshot in, the events from the ledger's state to it out.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WorkerLedger } from '../../src/discovery/WorkerLedger.js';
+import { WorkerLedger } from '../../src/events/WorkerLedger.js';
 import type { WorkerSnapshot } from '../../src/events/types.js';
-import { diffSnapshotsStep } from '../../src/operators/diffSnapshotsStep.js';
+import { diffSnapshotsStep } from '../../src/operators/diffSnapshots.js';
 import { added, dropped, snapshotOf, testWorker, updated } from '../../src/testing/index.js';
 
 describe('diffSnapshotsStep', () => {

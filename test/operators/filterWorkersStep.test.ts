@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DiscoveryEvent } from '../../src/events/types.js';
 import type { WorkerInfo } from '../../src/model/types.js';
-import { filterWorkersStep } from '../../src/operators/filterWorkersStep.js';
+import { filterWorkersStep } from '../../src/operators/filterWorkers.js';
 import { added, dropped, testWorker, updated } from '../../src/testing/index.js';
 
 const gpu = (worker: WorkerInfo): boolean => worker.tags.includes('gpu');

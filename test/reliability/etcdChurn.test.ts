@@ -65,13 +65,13 @@ describe('etcd backend churn through faults', { timeout: 120_000 }, () => {
     const started = Date.now();
     const namespace = uniqueNamespace('churn16');
     const direct = [0, 1, 2].map((member) => {
-      const discovery = etcdDiscovery({ endpoints: towards(member), namespace, ttl: TTL });
+      const discovery = etcdDiscovery(namespace, { endpoints: towards(member), ttl: TTL });
       return new Recorder(discovery.events(), discovery.diagnostics);
     });
-    const cutDiscovery = etcdDiscovery({ endpoints: [proxy.endpoint], namespace, ttl: TTL });
+    const cutDiscovery = etcdDiscovery(namespace, { endpoints: [proxy.endpoint], ttl: TTL });
     const cut = new Recorder(cutDiscovery.events(), cutDiscovery.diagnostics);
     // Publishers talk to member 2, which stays up throughout.
-    const publishers = [0, 1].map(() => etcdDiscovery({ endpoints: towards(2), namespace, ttl: TTL }).publisher());
+    const publishers = [0, 1].map(() => etcdDiscovery(namespace, { endpoints: towards(2), ttl: TTL }).publisher());
     const raw = rawClient(towards(2));
     try {
       await sleep(300); // let the subscriptions read the (empty) namespace

@@ -37,7 +37,7 @@ describe('etcd: an unsubscribe cancels the watch on the server', { timeout: 120_
   it('unsubscribing while the watch is being created: 400 times at delays spread over the initial read, 50 right after the initial burst', async () => {
     const endpoint = etcd.endpoints[0] as string;
     const namespace = uniqueNamespace('leakcreate');
-    const discovery = etcdDiscovery({ endpoints: endpoint, namespace, ttl: 10 });
+    const discovery = etcdDiscovery(namespace, { endpoints: endpoint, ttl: 10 });
     const publisher = discovery.publisher();
     for (let n = 0; n < 5; n++) await publisher.publish('worker-added', makeWorker());
     // A subscription kept open throughout keeps the client (the connection) alive: only watches come and go.
@@ -86,7 +86,7 @@ describe('etcd: an unsubscribe cancels the watch on the server', { timeout: 120_
   it('unsubscribing while the client reconnects after a member restart, or while it is down', async () => {
     const endpoint = etcd.endpoints[0] as string;
     const namespace = uniqueNamespace('leakrestart');
-    const discovery = etcdDiscovery({ endpoints: endpoint, namespace, ttl: 10 });
+    const discovery = etcdDiscovery(namespace, { endpoints: endpoint, ttl: 10 });
     const keep = discovery.events().subscribe();
     await sleep(300);
     const baseline = await serverWatchers(endpoint);

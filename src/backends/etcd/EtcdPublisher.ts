@@ -207,40 +207,49 @@ export class EtcdPublisher extends PublisherBase {
   /** Re-grants a lease and restores every owned worker onto it; retries until done or closed. Never rejects. */
   async #recover(lost: string): Promise<void> {
     for (let attempt = 0; !this.closed; attempt++) {
+      let problem: { readonly why: string; readonly error?: unknown };
       try {
         const lease = await this.#ensureLease();
         let restored = 0;
+        let busy: string | undefined;
         for (const [uid, worker] of [...this.#owned]) {
-          if (await this.#restore(worker, lost, lease)) restored++;
-          else this.#owned.delete(uid); // another publisher registered it meanwhile
+          const outcome = await this.#restore(worker, lost, lease);
+          if (outcome === 'restored') restored++;
+          else if (outcome === 'taken') this.#owned.delete(uid); // another publisher registered it meanwhile
+          else busy ??= uid;
         }
-        if (this.#lost === lost) this.#lost = undefined;
-        this.#report('recovered', `Re-published ${restored} worker(s) under lease ${lease}`);
-        return;
+        if (busy === undefined) {
+          if (this.#lost === lost) this.#lost = undefined;
+          this.#report('recovered', `Re-published ${restored} worker(s) under lease ${lease}`);
+          return;
+        }
+        problem = { why: `the key of worker ${busy} kept changing while it was being restored` };
       } catch (error) {
-        const delay = retryDelay(attempt, RETRY_FIRST_MS, RETRY_MAX_MS);
-        this.#report(
-          'warning',
-          `Re-publishing after the loss of lease ${lost} failed (${errorMessage(error)}); retrying in ${delay} ms`,
-          { error },
-        );
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        problem = { why: errorMessage(error), error };
       }
+      const delay = retryDelay(attempt, RETRY_FIRST_MS, RETRY_MAX_MS);
+      this.#report(
+        'warning',
+        `Re-publishing after the loss of lease ${lost} failed (${problem.why}); retrying in ${delay} ms`,
+        'error' in problem ? { error: problem.error } : {},
+      );
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 
   /**
    * Puts one owned worker's key on the new lease.
-   * @returns `false` when the key is held by another lease now (someone else registered it).
+   * @returns `'taken'` when the key is held by another lease now (someone
+   * else registered it), `'busy'` when it kept changing under every attempt.
    */
-  async #restore(worker: WorkerInfo, lost: string, lease: string): Promise<boolean> {
+  async #restore(worker: WorkerInfo, lost: string, lease: string): Promise<'restored' | 'taken' | 'busy'> {
     const client = this.#acquire();
     const key = this.#key(worker.uid);
     const { CompareResult, CompareTarget } = loadEtcd3();
     for (let attempt = 0; attempt < RESTORE_ATTEMPTS; attempt++) {
       const current = (await client.kv.range({ key })).kvs[0];
-      if (current !== undefined && current.lease === lease) return true;
-      if (current !== undefined && current.lease !== lost) return false;
+      if (current !== undefined && current.lease === lease) return 'restored';
+      if (current !== undefined && current.lease !== lost) return 'taken';
       // Still on the lost lease: move it over with its current value (which may be another publisher's update).
       // Gone with the lost lease: register it again with what this publisher last wrote.
       const compare =
@@ -249,8 +258,8 @@ export class EtcdPublisher extends PublisherBase {
           : { key, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: current.mod_revision };
       const value = current === undefined ? Buffer.from(encodeWorker(worker)) : current.value;
       const result = await client.kv.txn({ compare: [compare], success: [{ request_put: { key, value, lease } }], failure: [] });
-      if (result.succeeded) return true;
+      if (result.succeeded) return 'restored';
     }
-    throw new Error(`the key of worker ${worker.uid} kept changing while it was being restored`);
+    return 'busy';
   }
 }

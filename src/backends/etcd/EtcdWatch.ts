@@ -6,13 +6,33 @@ import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
 import { errorMessage } from '../../discovery/errorMessage.js';
 import { retryDelay } from '../../discovery/retryDelay.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { WorkerLedger } from '../../discovery/WorkerLedger.js';
+import { WorkerLedger } from '../../events/WorkerLedger.js';
 import type { DiscoveryEvent } from '../../events/types.js';
 import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
 import type { WorkerInfo } from '../../model/types.js';
 import type { EtcdConnection } from './EtcdConnection.js';
-import { prefixRangeEnd } from './prefixRangeEnd.js';
 import type { EtcdSettings } from './types.js';
+
+/**
+ * The `range_end` that makes an etcd range cover every key starting with
+ * `prefix`: the prefix with its last byte below 0xff incremented (what
+ * `etcdctl get --prefix` sends).
+ * @param prefix The key prefix (non-empty).
+ * @returns The exclusive end of the range.
+ * @internal
+ */
+function prefixRangeEnd(prefix: Buffer): Buffer {
+  const end = Buffer.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    const byte = end[i] as number;
+    if (byte < 0xff) {
+      end[i] = byte + 1;
+      return end.subarray(0, i + 1);
+    }
+  }
+  // Every byte is 0xff: the range runs to the end of the keyspace.
+  return Buffer.from([0]);
+}
 
 type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
 
@@ -104,11 +124,6 @@ export class EtcdWatch {
     this.#sink = sink;
     this.#prefix = Buffer.from(settings.workersPrefix, 'utf8');
     this.#rangeEnd = prefixRangeEnd(this.#prefix);
-  }
-
-  /** The last revision whose changes this subscription has fully delivered. */
-  get revision(): number {
-    return this.#revision;
   }
 
   /** Connects and starts the initial read. */

@@ -38,18 +38,20 @@ import type { EtcdDiscoveryOptions } from './types.js';
  * @example
  * import { etcdDiscovery } from 'woolrx/etcd';
  *
- * const discovery = etcdDiscovery({ endpoints: 'http://10.0.0.5:2379,http://10.0.0.6:2379', namespace: 'jobs' });
+ * const discovery = etcdDiscovery('jobs', { endpoints: 'http://10.0.0.5:2379,http://10.0.0.6:2379' });
  * discovery.events().subscribe((event) => console.log(event.type, event.worker.address));
  *
  * await using publisher = discovery.publisher();
  * await publisher.publish('worker-added', worker);
  *
- * @param options Endpoints, namespace, lease TTL (seconds), key prefix, TLS, auth.
+ * @param namespace The namespace: a non-empty string without `/`, `..` or
+ * NUL, at most 250 UTF-8 bytes (the same on every backend). Default `'default'`.
+ * @param options Endpoints, lease TTL (seconds), key prefix, TLS, auth.
  * @returns The discovery. Nothing connects until a subscription or a publish.
- * @throws {TypeError} Naming a bad option.
+ * @throws {TypeError} Naming a bad namespace or a bad option.
  */
-export function etcdDiscovery(options: EtcdDiscoveryOptions = {}): Discovery {
-  const settings = etcdSettings(options);
+export function etcdDiscovery(namespace?: string, options: EtcdDiscoveryOptions = {}): Discovery {
+  const settings = etcdSettings(namespace, options);
   const connection = new EtcdConnection(settings);
   const diagnostics = new Subject<DiscoveryDiagnostic>();
 

@@ -1,9 +1,9 @@
-import { readOptions, type OptionReader } from '../../discovery/readOptions.js';
+import { readNamespace, readOptions, type OptionReader } from '../../discovery/readOptions.js';
 import type { EtcdDiscoveryOptions, EtcdSettings, EtcdTlsOptions } from './types.js';
 
 const ENDPOINT = /^(https?):\/\/([^/\s]+?)\/?$/;
 const MAX_TTL = 2_000_000;
-const KNOWN = ['endpoints', 'namespace', 'ttl', 'prefix', 'tls', 'auth', 'requestTimeout'] as const satisfies readonly (keyof EtcdDiscoveryOptions)[];
+const KNOWN = ['endpoints', 'ttl', 'prefix', 'tls', 'auth', 'requestTimeout'] as const satisfies readonly (keyof EtcdDiscoveryOptions)[];
 
 function pem(read: OptionReader, name: string, value: unknown): Buffer | undefined {
   if (value === undefined) return undefined;
@@ -61,19 +61,17 @@ function authOf(read: OptionReader, auth: unknown): EtcdSettings['auth'] {
 }
 
 /**
- * Validates the options of {@link etcdDiscovery} and fills in defaults.
- * @param options What the caller passed.
+ * Validates the namespace and options of {@link etcdDiscovery} and fills in defaults.
+ * @param namespace What the caller passed as the namespace.
+ * @param options What the caller passed as options.
  * @returns The settings.
- * @throws {TypeError} Naming the first bad option, or any unknown one.
+ * @throws {TypeError} Naming a bad namespace, the first bad option, or any unknown one.
  * @internal
  */
-export function etcdSettings(options: EtcdDiscoveryOptions): EtcdSettings {
+export function etcdSettings(namespace: string | undefined, options: EtcdDiscoveryOptions): EtcdSettings {
+  namespace = readNamespace('etcdDiscovery', namespace);
   const read = readOptions('etcdDiscovery', options, KNOWN);
   const endpoints = endpointsOf(read, options.endpoints);
-  const namespace =
-    read.check('namespace', 'a non-empty string without "/"', (value): value is string => {
-      return typeof value === 'string' && value.length > 0 && !value.includes('/');
-    }) ?? 'default';
   const prefix =
     read.check('prefix', 'a string not ending with "/"', (value): value is string => {
       return typeof value === 'string' && !value.endsWith('/');

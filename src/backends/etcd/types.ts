@@ -27,8 +27,6 @@ export interface EtcdDiscoveryOptions {
    * with commas. Default `http://127.0.0.1:2379`.
    */
   readonly endpoints?: string | readonly string[] | undefined;
-  /** The namespace: non-empty, without `/`. Default `'default'`. */
-  readonly namespace?: string | undefined;
   /**
    * Lease time-to-live of a publisher's workers, in whole seconds (at
    * least 1; etcd advises 5 or more, and raises very short ones to its

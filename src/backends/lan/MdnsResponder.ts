@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer } from 'dns-packet';
 import type { QueryPacket, ResponsePacket } from 'multicast-dns';
-import { errorMessage } from '../../discovery/errorMessage.js';
+import { errorMessage, toError } from '../../discovery/errorMessage.js';
 import { answerQuery, type AnsweredWorker } from './answerQuery.js';
 import { LanNameConflictError } from './LanNameConflictError.js';
 import type { LanSocketError } from './LanSocketError.js';
@@ -49,10 +49,6 @@ function signatureOf(records: readonly Answer[]): string {
       ? Buffer.from((value as { data: number[] }).data).toString('base64')
       : value,
   );
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }
 
 /**
@@ -212,7 +208,7 @@ export class MdnsResponder {
       },
       failed: (error) => {
         stop();
-        registration.settle(asError(error));
+        registration.settle(toError(error));
       },
     });
     this.#probing.set(registration.instance, onConflict);
@@ -231,7 +227,7 @@ export class MdnsResponder {
   #announceFirst(registration: Registration): void {
     this.#announce(registration).then(
       () => registration.settle(),
-      (error: unknown) => registration.settle(asError(error)),
+      (error: unknown) => registration.settle(toError(error)),
     );
   }
 

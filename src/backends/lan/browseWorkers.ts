@@ -1,11 +1,10 @@
 import type { ResponsePacket } from 'multicast-dns';
-import { Observable } from 'rxjs';
 import { decodeTxt } from '../../codec/decodeTxt.js';
+import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { WorkerLedger } from '../../discovery/WorkerLedger.js';
+import { WorkerLedger } from '../../events/WorkerLedger.js';
 import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
 import { discoveryEvent } from '../../events/discoveryEvent.js';
-import type { DiscoveryEvent } from '../../events/types.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { decodeTxtEntries } from './decodeTxtEntries.js';
 import { openMdns } from './openMdns.js';
@@ -26,8 +25,6 @@ export interface BrowseConfig {
   readonly report: (diagnostic: DiscoveryDiagnostic) => void;
   /** How long after the first query is on the wire the initial state counts as complete, ms. */
   readonly syncWindow: number;
-  /** Called once per subscription, when the initial state is complete (see {@link browseWorkers}). */
-  readonly synced: () => void;
 }
 
 /** Distinct socket warnings reported per subscription, at most. */
@@ -43,10 +40,10 @@ function summary(value: unknown): string {
 }
 
 /**
- * Browses one DNS-SD service type over mDNS and emits *sightings*: a
- * `worker-added` each time a worker's complete set of records (live PTR,
- * SRV, TXT, an address) is seen in a response, and a `worker-dropped` on a
- * goodbye of a worker it emitted. Meant to be piped through
+ * Browses one DNS-SD service type over mDNS and reports *sightings* to
+ * `sink`: a `worker-added` each time a worker's complete set of records
+ * (live PTR, SRV, TXT, an address) is seen in a response, and a
+ * `worker-dropped` on a goodbye of a worker it reported. Meant to feed
  * {@link expireWorkers}, which turns sightings into added/updated/dropped
  * and expires workers no longer seen.
  *
@@ -59,187 +56,186 @@ function summary(value: unknown): string {
  * record that does not decode is skipped and reported (once
  * per distinct content); if the worker was known it is dropped.
  *
- * The initial state is complete (`config.synced()`) `syncWindow` ms after
+ * The initial state is complete (`sink.synced()`) `syncWindow` ms after
  * the first query is on the wire, or, if a worker that answered is still
  * being resolved then (its SRV/TXT/address asked for), as soon as none is,
- * at the latest one more `syncWindow` later. A socket
- * failure errors the stream with a {@link LanSocketError}; unsubscribing
- * closes the socket and every timer.
+ * at the latest one more `syncWindow` later. A socket failure is reported
+ * as `sink.error(`{@link LanSocketError}`)`; the returned teardown closes
+ * the socket and every timer.
  *
  * @param config What to browse and how.
- * @returns A cold Observable of sightings.
+ * @param sink Where sightings, the end of the initial state and a failure go.
+ * @returns What stops browsing.
  */
-export function browseWorkers(config: BrowseConfig): Observable<DiscoveryEvent> {
-  return new Observable<DiscoveryEvent>((subscriber) => {
-    const cache = new ServiceCache(config.serviceType);
-    const { serviceType } = cache;
-    /** The workers sighted and not dropped since, by uid (the instance label). */
-    const emitted = new WorkerLedger();
-    let stopped = false;
-    const timers = new Set<ReturnType<typeof setTimeout>>();
-    /** waiting: the first query window is open; closing: it has passed, a worker is still being resolved. */
-    let sync: 'waiting' | 'closing' | 'done' = 'waiting';
-    const warned = new Set<string>();
+export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => void {
+  const cache = new ServiceCache(config.serviceType);
+  const { serviceType } = cache;
+  /** The workers sighted and not dropped since, by uid (the instance label). */
+  const emitted = new WorkerLedger();
+  let stopped = false;
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  /** waiting: the first query window is open; closing: it has passed, a worker is still being resolved. */
+  let sync: 'waiting' | 'closing' | 'done' = 'waiting';
+  const warned = new Set<string>();
 
-    const socket = openMdns(config.namespace, config, {
-      fatal: (error) => {
-        if (!stopped) subscriber.error(error);
-      },
-      warning: (message, error) => {
-        // Each distinct warning once per subscription (a peer sending garbage must not flood diagnostics).
-        if (warned.has(message) || warned.size >= MAX_WARNINGS) return;
-        warned.add(message);
-        config.report({ kind: 'warning', namespace: config.namespace, message, error });
-      },
-    });
-
-    const send = (questions: { name: string; type: 'PTR' | 'SRV' | 'TXT' | 'A' | 'AAAA' }[]): void => {
-      if (stopped) return;
-      // A failure is also reported to `fatal`, which errors the stream.
-      socket.query({ questions }).catch(() => undefined);
-    };
-    const queryPtr = (): void => send([{ name: serviceType, type: 'PTR' }]);
-
-    const dropWorker = (label: string): void => {
-      const dropped = emitted.drop(label);
-      if (dropped !== undefined) subscriber.next(dropped);
-    };
-
-    /** Emits the instance's worker when its records are complete, asks for what is missing, reports what does not decode. */
-    const evaluate = (key: string, instance: CachedInstance, now: number): void => {
-      if (!instance.ptr) return;
-      if (instance.srv === undefined || instance.txt === undefined) {
-        if (cache.mayAsk(key, now)) {
-          send([
-            { name: key, type: 'SRV' },
-            { name: key, type: 'TXT' },
-          ]);
-        }
-        return;
-      }
-      const ip = cache.addressOf(instance.srv.target);
-      if (ip === undefined) {
-        if (cache.mayAsk(instance.srv.target, now)) {
-          send([
-            { name: instance.srv.target, type: 'A' },
-            { name: instance.srv.target, type: 'AAAA' },
-          ]);
-        }
-        return;
-      }
-      const label = cache.labelOf(key);
-      const address = ip.includes(':') ? `[${ip}]:${instance.srv.port}` : `${ip}:${instance.srv.port}`;
-      let worker: WorkerInfo;
-      try {
-        worker = decodeTxt(decodeTxtEntries(instance.txt), { uid: label, address });
-      } catch (caught) {
-        // decodeTxt only throws WorkerDecodeError; anything else is wrapped, never thrown from a socket callback.
-        const error = caught instanceof WorkerDecodeError ? caught : new WorkerDecodeError(String(caught), { cause: caught });
-        const content = `${address} ${summary(instance.txt)}`;
-        if (instance.reported !== content) {
-          instance.reported = content;
-          config.report({
-            kind: 'malformed-record',
-            namespace: config.namespace,
-            message: `Skipped mDNS record of ${key}: ${error.message}`,
-            uid: label,
-            error,
-          });
-        }
-        dropWorker(label);
-        return;
-      }
-      instance.reported = undefined;
-      // Every sighting is emitted (it renews the worker's lease downstream), changed or not.
-      emitted.put(worker);
-      subscriber.next(discoveryEvent('worker-added', worker));
-    };
-
-    const handleResponse = (packet: ResponsePacket): void => {
-      if (stopped) return;
-      const now = Date.now();
-      const { touched, goodbyes } = cache.apply([...(packet.answers ?? []), ...(packet.additionals ?? [])], now, (key) =>
-        emitted.has(cache.labelOf(key)),
-      );
-      for (const key of goodbyes) {
-        if (cache.get(key) === undefined) continue;
-        cache.delete(key);
-        dropWorker(cache.labelOf(key));
-      }
-      for (const key of touched) {
-        const instance = cache.get(key);
-        if (instance === undefined) continue;
-        instance.lastSeen = now;
-        evaluate(key, instance, now);
-        if (stopped) return;
-      }
-    };
-
-    // A worker that answered (live PTR) but is not emitted yet, and not malformed: still being resolved.
-    const resolving = (): boolean => {
-      for (const [key, instance] of cache.instances()) {
-        if (instance.ptr && instance.reported === undefined && !emitted.has(cache.labelOf(key))) return true;
-      }
-      return false;
-    };
-    const trySync = (force: boolean): void => {
-      if (sync !== 'closing' || (!force && resolving())) return;
-      sync = 'done';
-      config.synced();
-    };
-
-    const schedule = (delay: number, run: () => void): void => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        if (!stopped) run();
-      }, delay);
-      timers.add(timer);
-    };
-    const requery = (): void => {
-      // Forget what has not been seen for expireAfter (expireWorkers has dropped it by now).
-      for (const key of cache.prune(Date.now(), config.expireAfter)) emitted.drop(cache.labelOf(key));
-      queryPtr();
-      schedule(config.requeryInterval, requery);
-    };
-
-    // Runs in a socket callback: whatever a packet holds, nothing may escape as an uncaught exception.
-    const onResponse = (packet: ResponsePacket): void => {
-      try {
-        handleResponse(packet);
-        trySync(false);
-      } catch (error) {
-        config.report({ kind: 'warning', namespace: config.namespace, message: `Skipped an mDNS response: ${String(error)}`, error });
-      }
-    };
-    socket.mdns.on('response', onResponse);
-    socket.ready.then(
-      () => {
-        if (stopped) return;
-        socket.query({ questions: [{ name: serviceType, type: 'PTR' }] }).then(
-          () => {
-            if (stopped) return;
-            schedule(config.syncWindow, () => {
-              sync = 'closing';
-              schedule(config.syncWindow, () => trySync(true));
-              trySync(false);
-            });
-          },
-          () => undefined, // reported to `fatal`
-        );
-        schedule(Math.min(SECOND_QUERY_MS, config.requeryInterval), () => {
-          queryPtr();
-          schedule(config.requeryInterval, requery);
-        });
-      },
-      () => undefined, // reported to `fatal`
-    );
-
-    return () => {
-      stopped = true;
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      socket.mdns.removeListener('response', onResponse);
-      void socket.close();
-    };
+  const socket = openMdns(config.namespace, config, {
+    fatal: (error) => {
+      if (!stopped) sink.error(error);
+    },
+    warning: (message, error) => {
+      // Each distinct warning once per subscription (a peer sending garbage must not flood diagnostics).
+      if (warned.has(message) || warned.size >= MAX_WARNINGS) return;
+      warned.add(message);
+      config.report({ kind: 'warning', namespace: config.namespace, message, error });
+    },
   });
+
+  const send = (questions: { name: string; type: 'PTR' | 'SRV' | 'TXT' | 'A' | 'AAAA' }[]): void => {
+    if (stopped) return;
+    // A failure is also reported to `fatal`, which errors the stream.
+    socket.query({ questions }).catch(() => undefined);
+  };
+  const queryPtr = (): void => send([{ name: serviceType, type: 'PTR' }]);
+
+  const dropWorker = (label: string): void => {
+    const dropped = emitted.drop(label);
+    if (dropped !== undefined) sink.next(dropped);
+  };
+
+  /** Emits the instance's worker when its records are complete, asks for what is missing, reports what does not decode. */
+  const evaluate = (key: string, instance: CachedInstance, now: number): void => {
+    if (!instance.ptr) return;
+    if (instance.srv === undefined || instance.txt === undefined) {
+      if (cache.mayAsk(key, now)) {
+        send([
+          { name: key, type: 'SRV' },
+          { name: key, type: 'TXT' },
+        ]);
+      }
+      return;
+    }
+    const ip = cache.addressOf(instance.srv.target);
+    if (ip === undefined) {
+      if (cache.mayAsk(instance.srv.target, now)) {
+        send([
+          { name: instance.srv.target, type: 'A' },
+          { name: instance.srv.target, type: 'AAAA' },
+        ]);
+      }
+      return;
+    }
+    const label = cache.labelOf(key);
+    const address = ip.includes(':') ? `[${ip}]:${instance.srv.port}` : `${ip}:${instance.srv.port}`;
+    let worker: WorkerInfo;
+    try {
+      worker = decodeTxt(decodeTxtEntries(instance.txt), { uid: label, address });
+    } catch (caught) {
+      // decodeTxt only throws WorkerDecodeError; anything else is wrapped, never thrown from a socket callback.
+      const error = caught instanceof WorkerDecodeError ? caught : new WorkerDecodeError(String(caught), { cause: caught });
+      const content = `${address} ${summary(instance.txt)}`;
+      if (instance.reported !== content) {
+        instance.reported = content;
+        config.report({
+          kind: 'malformed-record',
+          namespace: config.namespace,
+          message: `Skipped mDNS record of ${key}: ${error.message}`,
+          uid: label,
+          error,
+        });
+      }
+      dropWorker(label);
+      return;
+    }
+    instance.reported = undefined;
+    // Every sighting is emitted (it renews the worker's lease downstream), changed or not.
+    emitted.put(worker);
+    sink.next(discoveryEvent('worker-added', worker));
+  };
+
+  const handleResponse = (packet: ResponsePacket): void => {
+    if (stopped) return;
+    const now = Date.now();
+    const { touched, goodbyes } = cache.apply([...(packet.answers ?? []), ...(packet.additionals ?? [])], now, (key) =>
+      emitted.has(cache.labelOf(key)),
+    );
+    for (const key of goodbyes) {
+      if (cache.get(key) === undefined) continue;
+      cache.delete(key);
+      dropWorker(cache.labelOf(key));
+    }
+    for (const key of touched) {
+      const instance = cache.get(key);
+      if (instance === undefined) continue;
+      instance.lastSeen = now;
+      evaluate(key, instance, now);
+      if (stopped) return;
+    }
+  };
+
+  // A worker that answered (live PTR) but is not emitted yet, and not malformed: still being resolved.
+  const resolving = (): boolean => {
+    for (const [key, instance] of cache.instances()) {
+      if (instance.ptr && instance.reported === undefined && !emitted.has(cache.labelOf(key))) return true;
+    }
+    return false;
+  };
+  const trySync = (force: boolean): void => {
+    if (sync !== 'closing' || (!force && resolving())) return;
+    sync = 'done';
+    sink.synced();
+  };
+
+  const schedule = (delay: number, run: () => void): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!stopped) run();
+    }, delay);
+    timers.add(timer);
+  };
+  const requery = (): void => {
+    // Forget what has not been seen for expireAfter (expireWorkers has dropped it by now).
+    for (const key of cache.prune(Date.now(), config.expireAfter)) emitted.drop(cache.labelOf(key));
+    queryPtr();
+    schedule(config.requeryInterval, requery);
+  };
+
+  // Runs in a socket callback: whatever a packet holds, nothing may escape as an uncaught exception.
+  const onResponse = (packet: ResponsePacket): void => {
+    try {
+      handleResponse(packet);
+      trySync(false);
+    } catch (error) {
+      config.report({ kind: 'warning', namespace: config.namespace, message: `Skipped an mDNS response: ${String(error)}`, error });
+    }
+  };
+  socket.mdns.on('response', onResponse);
+  socket.ready.then(
+    () => {
+      if (stopped) return;
+      socket.query({ questions: [{ name: serviceType, type: 'PTR' }] }).then(
+        () => {
+          if (stopped) return;
+          schedule(config.syncWindow, () => {
+            sync = 'closing';
+            schedule(config.syncWindow, () => trySync(true));
+            trySync(false);
+          });
+        },
+        () => undefined, // reported to `fatal`
+      );
+      schedule(Math.min(SECOND_QUERY_MS, config.requeryInterval), () => {
+        queryPtr();
+        schedule(config.requeryInterval, requery);
+      });
+    },
+    () => undefined, // reported to `fatal`
+  );
+
+  return () => {
+    stopped = true;
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+    socket.mdns.removeListener('response', onResponse);
+    void socket.close();
+  };
 }

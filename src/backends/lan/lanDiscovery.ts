@@ -1,8 +1,8 @@
 import { Subject } from 'rxjs';
 import { createDiscovery } from '../../discovery/createDiscovery.js';
-import { readOptions } from '../../discovery/readOptions.js';
+import { readNamespace, readOptions } from '../../discovery/readOptions.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
-import { describeValue } from '../../model/describeValue.js';
+import type { DiscoveryEvent } from '../../events/types.js';
 import { expireWorkers } from '../../operators/expireWorkers.js';
 import { browseWorkers } from './browseWorkers.js';
 import { isWildcardHost } from './isWildcardHost.js';
@@ -61,16 +61,15 @@ const MAX_DELAY_MS = 2_147_483_647;
  * await publisher.publish('worker-added', worker);
  * ```
  *
- * @param namespace The namespace (a non-empty string). Default `'default'`.
+ * @param namespace The namespace: a non-empty string without `/`, `..` or
+ * NUL, at most 250 UTF-8 bytes (the same on every backend). Default `'default'`.
  * @param options See {@link LanDiscoveryOptions}.
  * @returns The discovery.
  * @throws {TypeError} On a bad namespace, an unknown or bad option, a
  * wildcard `advertiseHost`, or `requeryInterval >= expireAfter`.
  */
-export function lanDiscovery(namespace = 'default', options: LanDiscoveryOptions = {}): Discovery {
-  if (typeof namespace !== 'string' || namespace.length === 0) {
-    throw new TypeError(`lanDiscovery: namespace must be a non-empty string, got ${describeValue(namespace)}`);
-  }
+export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = {}): Discovery {
+  namespace = readNamespace('lanDiscovery', namespace);
   const read = readOptions('lanDiscovery', options, OPTIONS);
   const advertiseHost = read.check(
     'advertiseHost',
@@ -97,20 +96,27 @@ export function lanDiscovery(namespace = 'default', options: LanDiscoveryOptions
 
   return createDiscovery({
     namespace,
-    watch: (sink) =>
-      browseWorkers({
-        namespace,
-        serviceType,
-        requeryInterval,
-        expireAfter,
-        interface: iface,
-        port,
-        report,
-        syncWindow,
-        synced: () => sink.synced(),
-      })
-        .pipe(expireWorkers(expireAfter))
-        .subscribe({ next: (event) => sink.next(event), error: (error: unknown) => sink.error(error) }),
+    watch: (sink) => {
+      // Sightings pass through expiry on their way to the sink; the end of
+      // the initial state and a failure go to the sink directly.
+      const sightings = new Subject<DiscoveryEvent>();
+      const expiry = sightings.pipe(expireWorkers(expireAfter)).subscribe((event) => sink.next(event));
+      const browse = browseWorkers(
+        { namespace, serviceType, requeryInterval, expireAfter, interface: iface, port, report, syncWindow },
+        {
+          next: (sighting) => sightings.next(sighting),
+          synced: () => sink.synced(),
+          error: (error) => sink.error(error),
+          get closed() {
+            return sink.closed;
+          },
+        },
+      );
+      return () => {
+        browse();
+        expiry.unsubscribe();
+      };
+    },
     publisher: () =>
       new LanPublisher(namespace, { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate }, diagnostics),
     diagnostics,

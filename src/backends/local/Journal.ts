@@ -103,24 +103,29 @@ export class Journal {
   readonly recordSize: number;
   readonly count: number;
   readonly epoch: bigint;
-  readonly #header = Buffer.alloc(HEADER_SIZE);
+  readonly #header: Buffer;
   #scratch: Buffer;
 
-  private constructor(fd: number) {
+  /** @param fd A descriptor whose header Journal.#readHeader accepted, read into `header`. */
+  private constructor(fd: number, header: Buffer) {
     this.fd = fd;
-    const header = this.#header;
-    if (readSync(fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE || header.readUInt32LE(0) !== MAGIC) {
-      throw new Error('not a woolrx journal');
-    }
+    this.#header = header;
     this.recordSize = header.readUInt32LE(4);
     this.count = header.readUInt32LE(8);
-    // Another process's word: never allocated for beyond what a woolrx
-    // journal can hold (records of a block of at most 16 MiB).
-    if (this.recordSize < RECORD_HEADER || this.recordSize > RECORD_HEADER + MAX_RECORD_PAYLOAD || this.count < 1 || this.count > JOURNAL_RECORDS) {
-      throw new Error('not a woolrx journal');
-    }
     this.epoch = header.readBigUInt64LE(24);
     this.#scratch = Buffer.alloc(this.recordSize);
+  }
+
+  /** Reads the header of `fd`; `undefined` unless it is a journal of this format. */
+  static #readHeader(fd: number): Buffer | undefined {
+    const header = Buffer.alloc(HEADER_SIZE);
+    if (readSync(fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE || header.readUInt32LE(0) !== MAGIC) return undefined;
+    const recordSize = header.readUInt32LE(4);
+    const count = header.readUInt32LE(8);
+    // Another process's word: never allocated for beyond what a woolrx
+    // journal can hold (records of a block of at most 16 MiB).
+    const fits = recordSize >= RECORD_HEADER && recordSize <= RECORD_HEADER + MAX_RECORD_PAYLOAD && count >= 1 && count <= JOURNAL_RECORDS;
+    return fits ? header : undefined;
   }
 
   /**
@@ -150,7 +155,7 @@ export class Journal {
       writeSync(fd, header, 0, HEADER_SIZE, 0);
       // Under the namespace lock: nobody is removing it.
       tryFlock(fd, 'shnb');
-      return new Journal(fd);
+      return new Journal(fd, header);
     } catch (error) {
       closeSync(fd);
       throw error;
@@ -174,11 +179,12 @@ export class Journal {
    */
   static #adopt(fd: number): Journal | undefined {
     try {
-      if (!tryFlock(fd, 'shnb')) {
+      const header = tryFlock(fd, 'shnb') ? Journal.#readHeader(fd) : undefined;
+      if (header === undefined) {
         closeSync(fd);
         return undefined;
       }
-      return new Journal(fd);
+      return new Journal(fd, header);
     } catch {
       closeSync(fd);
       return undefined;

@@ -2,7 +2,7 @@ import type { Subject } from 'rxjs';
 import { encodeWorker } from '../../codec/encodeWorker.js';
 import { PublisherBase } from '../../discovery/PublisherBase.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { CapacityExhaustedError } from '../../errors/CapacityExhaustedError.js';
+import { CapacityExhaustedError } from './CapacityExhaustedError.js';
 import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';
 import type { DiscoveryEventType } from '../../events/types.js';
 import type { WorkerInfo } from '../../model/types.js';

@@ -11,7 +11,7 @@ import { leaveNamespace } from './leaveNamespace.js';
 import { NotifyWatcher } from './NotifyWatcher.js';
 import { Reclaimer } from './Reclaimer.js';
 import { ReportLimiter } from './ReportLimiter.js';
-import { SlotMirror } from './SlotMirror.js';
+import { SlotMirror, type MirrorRead } from './SlotMirror.js';
 import { slotUid } from './slotUid.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { WorkerBlocks } from './WorkerBlocks.js';
@@ -87,14 +87,14 @@ export class LocalWatch {
     const schedule = (): void => this.#wake.schedule();
     const reader = new BlockReader(names.shmDir, MAX_OPEN_BLOCKS, Math.max(settings.blockSize, MAX_READ_BLOCK));
     this.#workers = new WorkerBlocks(names.namespace, reader, this.#journal, schedule, sink, diagnostics);
-    this.#reclaimer = new Reclaimer(names, settings, diagnostics, this.#workers.ledger, schedule);
+    this.#reclaimer = new Reclaimer(names, settings, diagnostics, this.#workers.ledger, reader, schedule);
   }
 
   /** Starts watching and reads the current state, synchronously: the initial `worker-added` burst. */
   start(): void {
     this.#wake.start();
     this.#fresh.clear();
-    this.#reconcile('all', true);
+    this.#reconcile('all', false, true);
     if (this.#left) return;
     this.#reclaimer.check(this.#fresh);
     this.#fresh.clear();
@@ -120,27 +120,20 @@ export class LocalWatch {
     return this.#stopped || this.#sink.closed;
   }
 
-  /**
-   * Reports (rate-limited) a segment that is there but not usable — its
-   * `WLD1` header destroyed, truncated, a capacity beyond the limit — or
-   * was found truncated while reading. An instant's state (a creator
-   * writing the header last) is reported only if it lasts to the next look.
-   */
-  #reportSegment(): void {
-    const segment = this.#mirror.segment;
-    const problem = segment?.problem;
-    if (segment === undefined || problem === undefined) {
+  /** Reports (rate-limited) what a read of the segment found wrong with it (see {@link MirrorRead.problem}). */
+  #reportSegment(read: MirrorRead): void {
+    if (read.healthy) {
       this.#segmentReports.clear();
       return;
     }
-    if (segment.capacity() !== undefined && problem.kind !== 'truncated') return;
-    segment.problem = undefined;
+    const problem = read.problem;
+    if (problem === undefined) return;
     if (!this.#segmentReports.seen(`${problem.kind}:${problem.capacity}`, problem.kind === 'too-large' ? 1 : 2)) return;
     const why = {
       'no-header': 'it is shorter than its 16-byte header',
       'no-magic': 'its WLD1 header is missing (destroyed, or still being created)',
       'zero-capacity': 'its header claims a capacity of 0',
-      'too-large': `its header claims a capacity of ${problem.capacity} slots, more than the ${segment.maxCapacity} read at most`,
+      'too-large': `its header claims a capacity of ${problem.capacity} slots, more than the ${problem.maxCapacity} read at most`,
       truncated: `it is ${problem.size} bytes, too short for its ${problem.capacity} slots (truncated); the missing slots read as free`,
     }[problem.kind];
     this.#diagnostics.next({
@@ -168,30 +161,25 @@ export class LocalWatch {
   }
 
   #scanOnce(): void {
-    const wake = this.#wake;
     let full = this.#full;
     this.#full = false;
-    const poll = wake.poll;
-    wake.poll = false;
-    if (wake.recheckDir()) full = true;
+    const { events, poll, dirChanged, segmentMoved } = this.#wake.take();
+    if (dirChanged && this.#wake.recheckDir()) full = true;
     const fresh = this.#fresh;
     fresh.clear();
-    const events = wake.events;
-    wake.events = 0;
     // The fast path: woolrx's publishes, replayed in order from the journal.
     if (!this.#journal.follow(this.#applyRecord)) full = true;
     if (this.#left) return;
     if (!this.#journal.match(events, poll)) full = true;
     // The slow path: the segment itself (wool's changes, segment replaced or
     // removed, journal overrun, fallback poll).
-    if (full) wake.segmentMoved = true;
-    if (full || poll || wake.segmentMoved || this.#mirror.stale || this.#workers.pendingCount > 0) {
-      this.#reconcile(full ? 'all' : poll ? 'poll' : 'changed');
+    if (full || poll || segmentMoved || this.#mirror.stale || this.#workers.pendingCount > 0) {
+      this.#reconcile(full ? 'all' : poll ? 'poll' : 'changed', full || segmentMoved);
       if (this.#left) return;
     }
     const more = this.#sweep.next(this.#current, this.#compare);
     if (this.#left) return;
-    if (more) wake.schedule();
+    if (more) this.#wake.schedule();
     this.#reclaimer.check(fresh);
     fresh.clear();
   }
@@ -239,21 +227,20 @@ export class LocalWatch {
    * replay an older record of it (a re-add), re-emitting a worker that is
    * gone.
    * @param blocks Which blocks to compare.
+   * @param recheck Check that the segment is still the one the name points at.
    * @param initial The initial state: start replay at the journal's head.
    */
-  #reconcile(blocks: 'all' | 'poll' | 'changed', initial = false): void {
+  #reconcile(blocks: 'all' | 'poll' | 'changed', recheck: boolean, initial = false): void {
     const journal = this.#journal;
     journal.follow(this.#applyRecord, initial, true);
     if (this.#left) return;
     const mirror = this.#mirror;
     const workers = this.#workers;
-    const changed = mirror.read(this.#wake.segmentMoved);
-    this.#wake.segmentMoved = false;
-    this.#reportSegment();
+    const read = mirror.read(recheck);
+    this.#reportSegment(read);
     // Workers and mirror agree but for the slots that changed, unless the
-    // mirror is stale: then compare every uid.
-    const stale = mirror.stale;
-    mirror.stale = false;
+    // mirror was stale: then compare every uid.
+    const { changed, stale } = read;
     // Records appended since the read's first replay: their uids are the
     // journal's to report, not the read's.
     const journaled = (this.#journaled = new Set<string>());
@@ -295,7 +282,7 @@ export class LocalWatch {
     // the read showed is still to come, or the read was older than the
     // records), or records the copy could not follow: the next scan reads
     // the segment again and compares every uid.
-    if (deferred) mirror.stale = true;
+    if (deferred) mirror.invalidate();
     if (mirror.stale) this.#wake.schedule();
     for (const entry of workers.takePending()) if (mirror.has(entry.uid)) touched.add(entry);
     for (const entry of touched) {

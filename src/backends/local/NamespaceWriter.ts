@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Subject } from 'rxjs';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { WoolrxError } from '../../errors/WoolrxError.js';
+import { SegmentNotReadyError, SegmentTooLargeError } from './segmentErrors.js';
 import { acquireNamespaceLock, type NamespaceLockOptions } from './acquireNamespaceLock.js';
 import { blockName } from './blockName.js';
 import { recordSegmentOwner } from './cleanupNamespace.js';
@@ -107,10 +107,7 @@ export class NamespaceWriter {
       }
       if (notReady) {
         if (performance.now() >= deadline) {
-          throw new WoolrxError(
-            'WOOLRX_SEGMENT_NOT_READY',
-            `Segment ${this.#names.segmentPath} of namespace ${JSON.stringify(this.#names.namespace)} has no WLD1 header after ${this.#settings.lockTimeout} ms`,
-          );
+          throw new SegmentNotReadyError(this.#names.segmentPath, this.#names.namespace, this.#settings.lockTimeout);
         }
         await sleep(2);
         continue;
@@ -282,10 +279,7 @@ export class NamespaceWriter {
     const capacity = this.#segment.capacity();
     const problem = this.#segment.problem;
     if (capacity === undefined && problem?.kind === 'too-large') {
-      throw new WoolrxError(
-        'WOOLRX_SEGMENT_TOO_LARGE',
-        `Segment ${path} of namespace ${JSON.stringify(this.#names.namespace)} claims a capacity of ${problem.capacity} slots, more than the ${this.#segment.maxCapacity} accepted; not used`,
-      );
+      throw new SegmentTooLargeError(path, this.#names.namespace, problem.capacity, this.#segment.maxCapacity);
     }
     // Not ready (a creator is still writing the header): retry outside the lock.
     if (capacity === undefined) throw new SegmentNotReady();

@@ -2,6 +2,18 @@ import { statSync, watch, type FSWatcher } from 'node:fs';
 import { ensureNotifyDir } from './touchNotify.js';
 import type { LocalNames } from './types.js';
 
+/** What woke a local subscriber's scan, taken by the scan from its {@link NotifyWatcher}. @internal */
+export interface Wake {
+  /** Events on `notify` (see JournalFollower#match). */
+  readonly events: number;
+  /** The poll timer fired. */
+  readonly poll: boolean;
+  /** Something in the directory was renamed, or the watch failed: check the directory is still the one watched ({@link NotifyWatcher.recheckDir}). */
+  readonly dirChanged: boolean;
+  /** `notify` was created or removed (a last one out, a new segment), or the poll timer fired: check the segment is still the one read. */
+  readonly segmentMoved: boolean;
+}
+
 /**
  * When a local subscriber looks: the wake-ups of one {@link LocalWatch}.
  *
@@ -9,27 +21,22 @@ import type { LocalNames } from './types.js';
  * woolrx's, touches `notify` after each change, once it is done) and the
  * notification file itself (see {@link NotifyWatcher#watchFile}), runs the
  * fallback poll timer, and schedules one scan per turn of the event loop
- * (`setImmediate`), however many wake-ups came. What woke it is left in its
- * public fields, which the scan reads and resets.
+ * (`setImmediate`), however many wake-ups came. The scan takes what woke it
+ * as a {@link Wake} ({@link NotifyWatcher.take}).
  *
  * The touch of `notify` is the last thing a woolrx publish does (after the
  * lock is released), so the wake-up it raises finds the publisher's work
  * done. The journal (tmpfs) is deliberately not watched: its record and
  * head writes would wake subscribers once or twice more per publish, in the
- * middle of the publisher's critical section. Measured (22 interleaved
- * runs, 1,000 workers): without the journal watch p50 429 vs 472 µs, p99
- * 3.2 vs 3.7 ms, subscriber CPU 239 vs 268 µs per event.
+ * middle of the publisher's critical section (see "Performance" in
+ * docs/backends/local.md).
  * @internal
  */
 export class NotifyWatcher {
-  /** Events on `notify` since the scan last took them (see JournalFollower#match). */
-  events = 0;
-  /** The poll timer fired. */
-  poll = false;
-  /** Something in the directory was renamed, or the watch failed: check the directory is still the one watched. */
-  dirChanged = false;
-  /** `notify` was created or removed (a last one out, a new segment): check the segment is still the one read. */
-  segmentMoved = true;
+  #events = 0;
+  #poll = false;
+  #dirChanged = false;
+  #segmentMoved = false;
 
   readonly #names: LocalNames;
   readonly #pollInterval: number;
@@ -57,9 +64,9 @@ export class NotifyWatcher {
     this.#watchDir();
     if (this.#pollInterval > 0) {
       this.#timer = setInterval(() => {
-        this.poll = true;
-        this.dirChanged = true;
-        this.segmentMoved = true;
+        this.#poll = true;
+        this.#dirChanged = true;
+        this.#segmentMoved = true;
         this.schedule();
       }, this.#pollInterval);
     }
@@ -73,13 +80,25 @@ export class NotifyWatcher {
   }
 
   /**
-   * Re-watches the directory if it was replaced since it was watched (only
-   * after {@link NotifyWatcher.dirChanged}).
+   * What woke the scan since it last asked; the next record starts empty.
+   * @returns The wake-ups.
+   */
+  take(): Wake {
+    const wake: Wake = { events: this.#events, poll: this.#poll, dirChanged: this.#dirChanged, segmentMoved: this.#segmentMoved };
+    this.#events = 0;
+    this.#poll = false;
+    this.#dirChanged = false;
+    this.#segmentMoved = false;
+    return wake;
+  }
+
+  /**
+   * Re-watches the directory if it was replaced since it was watched (what
+   * {@link Wake.dirChanged} asks for); answers that request.
    * @returns `true` when it was replaced: changes may have been missed.
    */
   recheckDir(): boolean {
-    if (!this.dirChanged) return false;
-    this.dirChanged = false;
+    this.#dirChanged = false;
     if (statSync(this.#names.notifyDir, { throwIfNoEntry: false })?.ino === this.#dirIno) return false;
     this.#watchDir();
     return true;
@@ -104,18 +123,18 @@ export class NotifyWatcher {
     this.#dirIno = statSync(this.#names.notifyDir).ino;
     this.#dirWatcher = watch(this.#names.notifyDir, { persistent: true }, (type, filename) => {
       if (filename === 'notify') {
-        this.events += 1;
+        this.#events += 1;
         if (type === 'rename') {
-          this.segmentMoved = true;
+          this.#segmentMoved = true;
           this.#watchFile();
         }
       } else if (type === 'rename') {
-        this.dirChanged = true;
+        this.#dirChanged = true;
       }
       this.schedule();
     });
     this.#dirWatcher.on('error', () => {
-      this.dirChanged = true;
+      this.#dirChanged = true;
       this.schedule();
     });
     this.#watchFile();

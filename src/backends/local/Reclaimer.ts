@@ -1,35 +1,26 @@
-import { closeSync, constants, readSync } from 'node:fs';
 import type { Subject } from 'rxjs';
 import { decodeWorker } from '../../codec/decodeWorker.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import type { WorkerLedger } from '../../discovery/WorkerLedger.js';
+import type { WorkerLedger } from '../../events/WorkerLedger.js';
 import type { WorkerInfo } from '../../model/types.js';
-import type { BlockEntry } from './BlockReader.js';
-import { isAlive } from './isAlive.js';
-import { LENGTH_PREFIX, MAX_READ_BLOCK } from './layout.js';
+import { BlockReader, type BlockEntry } from './BlockReader.js';
+import { LENGTH_PREFIX } from './layout.js';
 import { NamespaceWriter } from './NamespaceWriter.js';
-import { openSafe } from './openSafe.js';
 import type { LocalNames, LocalSettings } from './types.js';
 
 /**
- * The pid recorded in a block now, or -1 (no block, unsafe, larger than
- * `maxBlock`, or malformed). Reads at most the block's size, bounded.
+ * Whether a process of this pid exists on this host (`kill(pid, 0)`;
+ * `EPERM`, someone else's process, counts as alive).
+ * @internal
+ * @param pid A process id (> 0).
+ * @returns `true` when it exists.
  */
-function blockPid(path: string, maxBlock: number): number {
+function isAlive(pid: number): boolean {
   try {
-    const { fd, stats } = openSafe(path, constants.O_RDONLY);
-    try {
-      if (stats.size > maxBlock || stats.size < LENGTH_PREFIX) return -1;
-      const bytes = Buffer.alloc(stats.size);
-      const n = readSync(fd, bytes, 0, stats.size, 0);
-      const length = bytes.readUInt32LE(0);
-      if (LENGTH_PREFIX + length > n) return -1;
-      return decodeWorker(bytes.subarray(LENGTH_PREFIX, LENGTH_PREFIX + length)).pid;
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return -1;
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -50,6 +41,7 @@ export class Reclaimer {
   readonly #settings: LocalSettings;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
   readonly #ledger: WorkerLedger;
+  readonly #reader: BlockReader;
   readonly #done: () => void;
   /** When each pid was last seen alive (re-checked once per period). */
   readonly #aliveAt = new Map<number, number>();
@@ -61,6 +53,7 @@ export class Reclaimer {
    * @param settings Resolved options (`liveness`, `pollInterval` as the period, the lock's).
    * @param diagnostics Where recoveries and failures are reported.
    * @param ledger What the subscriber was told: the workers to check.
+   * @param reader Reads a dead worker's block (the subscriber's own reader).
    * @param done Called after each reclaim attempt (the subscriber then looks again).
    */
   constructor(
@@ -68,12 +61,14 @@ export class Reclaimer {
     settings: LocalSettings,
     diagnostics: Subject<DiscoveryDiagnostic>,
     ledger: WorkerLedger,
+    reader: BlockReader,
     done: () => void,
   ) {
     this.#names = names;
     this.#settings = settings;
     this.#diagnostics = diagnostics;
     this.#ledger = ledger;
+    this.#reader = reader;
     this.#done = done;
   }
 
@@ -114,6 +109,22 @@ export class Reclaimer {
     return true;
   }
 
+  /**
+   * The pid a worker's block records now, or -1 (no block, unsafe, larger
+   * than the reader's limit, torn or malformed).
+   */
+  #blockPid(uid: string): number {
+    const entry = BlockReader.entry(uid);
+    try {
+      const record = this.#reader.read(entry);
+      return typeof record === 'string' ? -1 : decodeWorker(record.subarray(LENGTH_PREFIX)).pid;
+    } catch {
+      return -1;
+    } finally {
+      this.#reader.close(entry);
+    }
+  }
+
   /** Withdraws dead workers under the lock (one attempt at a time), then reports each. */
   #reclaim(dead: readonly WorkerInfo[]): void {
     if (this.#reclaiming) return;
@@ -124,8 +135,7 @@ export class Reclaimer {
       .locked((segment) => {
         if (segment === undefined) return 0;
         for (const worker of dead) {
-          const maxBlock = Math.max(this.#settings.blockSize, MAX_READ_BLOCK);
-          if (blockPid(writer.blockPath(worker.uid), maxBlock) !== worker.pid || isAlive(worker.pid)) continue;
+          if (this.#blockPid(worker.uid) !== worker.pid || isAlive(worker.pid)) continue;
           if (writer.withdraw(segment, worker.uid)) reclaimed.push(worker);
         }
         return reclaimed.length;

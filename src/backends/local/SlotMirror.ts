@@ -1,10 +1,41 @@
 import { JOURNAL_DROPPED, type JournalRecord } from './Journal.js';
 import { FREE_SLOT, SLOT_SIZE } from './layout.js';
-import { SegmentFile } from './SegmentFile.js';
+import { SegmentFile, type SegmentProblem } from './SegmentFile.js';
 import { slotUid } from './slotUid.js';
 
 /** Slot-table regions at most this large are compared slot by slot. */
 const LEAF_BYTES = 256;
+
+/** Something wrong with the segment, to report (see {@link MirrorRead.problem}). @internal */
+export interface SegmentReport {
+  readonly kind: SegmentProblem;
+  /** The capacity its header claims. */
+  readonly capacity: number;
+  /** Its size, in bytes. */
+  readonly size: number;
+  /** The largest capacity read. */
+  readonly maxCapacity: number;
+}
+
+/** What one {@link SlotMirror.read} found. @internal */
+export interface MirrorRead {
+  /** The uids whose slots changed (added to, or removed from, a slot). */
+  readonly changed: Set<string>;
+  /**
+   * The copy was stale before this read (a record it could not follow, or
+   * {@link SlotMirror.invalidate}): it may disagree with the workers the
+   * subscriber knows, so compare every uid once.
+   */
+  readonly stale: boolean;
+  /** The segment is usable (or absent): nothing to report. */
+  readonly healthy: boolean;
+  /**
+   * What is wrong with the segment — its `WLD1` header destroyed, truncated,
+   * a capacity beyond the limit — once it has lasted from one read to the
+   * next (a creator writes the header last), or was found while reading.
+   */
+  readonly problem: SegmentReport | undefined;
+}
 
 /**
  * A subscriber's copy of a namespace's slot table: which uid is in which
@@ -15,16 +46,15 @@ const LEAF_BYTES = 256;
  * the slots that changed are looked at. {@link SlotMirror.applyRecord} keeps
  * the copy current from woolrx's journal records (each carries its slot), so
  * that the next read finds only what others (wool) changed. Anything a
- * record cannot explain makes the copy {@link SlotMirror.stale}: the caller
- * then compares every uid once.
+ * record cannot explain makes the copy stale: the next read says so, and
+ * the caller then compares every uid once.
  *
  * It also holds the segment it reads (read-only), re-opened when the name
  * points at another object.
  * @internal
  */
 export class SlotMirror {
-  /** The copy may disagree with the workers the subscriber knows: compare every uid at the next read. */
-  stale = true;
+  #stale = true;
 
   readonly #path: string;
   readonly #maxCapacity: number | undefined;
@@ -48,9 +78,14 @@ export class SlotMirror {
     this.#maxCapacity = maxCapacity;
   }
 
-  /** The segment held (read-only), if any: what it last found wrong, for diagnostics. */
-  get segment(): SegmentFile | undefined {
-    return this.#segment;
+  /** The copy may disagree with the workers the subscriber knows (the next read will say so). */
+  get stale(): boolean {
+    return this.#stale;
+  }
+
+  /** Marks the copy stale: the next read asks for every uid to be compared. */
+  invalidate(): void {
+    this.#stale = true;
   }
 
   /**
@@ -70,9 +105,9 @@ export class SlotMirror {
    * Reads the segment's slot table and brings the copy up to date.
    * @param recheck Check first that the segment held is still the one the
    * name points at (after a notification of its removal, on a poll tick).
-   * @returns The uids whose slots changed (added to, or removed from, a slot).
+   * @returns What it found.
    */
-  read(recheck: boolean): Set<string> {
+  read(recheck: boolean): MirrorRead {
     if (recheck && this.#segment !== undefined && !this.#segment.isAt(this.#path)) {
       this.#segment.close();
       this.#segment = undefined;
@@ -100,7 +135,20 @@ export class SlotMirror {
     this.#prev = this.#cur;
     this.#cur = swap;
     this.#prevLength = length;
-    return changed;
+    const stale = this.#stale;
+    this.#stale = false;
+    return { changed, stale, ...this.#problem() };
+  }
+
+  /** The segment's problem, once worth reporting; the segment forgets it then. */
+  #problem(): { healthy: boolean; problem: SegmentReport | undefined } {
+    const segment = this.#segment;
+    const problem = segment?.problem;
+    if (segment === undefined || problem === undefined) return { healthy: true, problem: undefined };
+    // An instant's state (a creator writing the header last) is reported only if it lasts to the next look.
+    if (segment.capacity() !== undefined && problem.kind !== 'truncated') return { healthy: false, problem: undefined };
+    segment.problem = undefined;
+    return { healthy: false, problem: { ...problem, maxCapacity: segment.maxCapacity } };
   }
 
   /**
@@ -112,10 +160,10 @@ export class SlotMirror {
    * @param uid Its uid, as a string.
    */
   applyRecord(record: JournalRecord, uid: string): void {
-    if (this.stale) return;
+    if (this.#stale) return;
     const slot = record.slot;
     if (slot === undefined || (slot + 1) * SLOT_SIZE > this.#prevLength) {
-      this.stale = true;
+      this.#stale = true;
       return;
     }
     const old = this.#slotUids[slot];
@@ -126,12 +174,12 @@ export class SlotMirror {
       }
     } else if (record.type === JOURNAL_DROPPED) {
       // Already seen free (or taken again): fine unless the uid is still seen elsewhere.
-      if (this.#present.has(uid)) this.stale = true;
+      if (this.#present.has(uid)) this.#stale = true;
     } else if (old === undefined) {
       record.uid.copy(this.#prev, slot * SLOT_SIZE, 0, SLOT_SIZE);
       this.#setSlot(slot, uid);
     } else {
-      this.stale = true;
+      this.#stale = true;
     }
   }
 

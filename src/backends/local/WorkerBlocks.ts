@@ -3,7 +3,7 @@ import { decodeWorker } from '../../codec/decodeWorker.js';
 import { errorMessage } from '../../discovery/errorMessage.js';
 import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { WorkerLedger } from '../../discovery/WorkerLedger.js';
+import { WorkerLedger } from '../../events/WorkerLedger.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { BlockReader, type BlockEntry } from './BlockReader.js';
 import { LENGTH_PREFIX } from './layout.js';

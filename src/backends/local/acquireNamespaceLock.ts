@@ -24,10 +24,9 @@ export interface NamespaceLockOptions {
   /**
    * wool's `flock`: a {@link WoolFlock} on `lockPath` that the caller keeps
    * (and closes) across acquisitions; `undefined`: one opened for this
-   * acquisition and closed by its release; `false`: not taken (sections
-   * that only read the segment, which need to exclude woolrx writers only).
+   * acquisition and closed by its release.
    */
-  readonly woolFlock?: WoolFlock | false | undefined;
+  readonly woolFlock?: WoolFlock | undefined;
 }
 
 /** A release function (synchronous, idempotent): wool's flock first, then woolrx's lock. */
@@ -45,8 +44,7 @@ function rxFlockOf(options: NamespaceLockOptions): Held {
     : { flock: options.rxFlock, owned: false };
 }
 
-function woolFlockOf(options: NamespaceLockOptions): Held | undefined {
-  if (options.woolFlock === false) return undefined;
+function woolFlockOf(options: NamespaceLockOptions): Held {
   return options.woolFlock === undefined
     ? { flock: new WoolFlock(options.lockPath), owned: true }
     : { flock: options.woolFlock, owned: false };
@@ -78,19 +76,19 @@ function tryOnce(held: Held): boolean {
 }
 
 /** Releases in reverse order of acquisition: wool's flock, then woolrx's lock. */
-function bothReleased(rx: Held, wool: Held | undefined): Release {
+function bothReleased(rx: Held, wool: Held): Release {
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    if (wool !== undefined) letGo(wool);
+    letGo(wool);
     letGo(rx);
   };
 }
 
 /**
  * Tries once to take the namespace lock — woolrx's lock, then wool's
- * `flock` (unless `woolFlock` is `false`) — without waiting.
+ * `flock` — without waiting.
  *
  * @param options The lock to take.
  * @returns A release function, or `undefined` when another holder has either lock (then neither is held).
@@ -107,7 +105,6 @@ export function tryNamespaceLock(options: NamespaceLockOptions): Release | undef
   }
   if (!rxTaken) return undefined;
   const wool = woolFlockOf(options);
-  if (wool === undefined) return bothReleased(rx, undefined);
   let taken = false;
   try {
     taken = tryOnce(wool);
@@ -169,8 +166,7 @@ async function acquireOne(held: Held, options: NamespaceLockOptions, deadline: n
  * Takes the namespace lock: woolrx's lock (an exclusive `flock(2)` on
  * `/dev/shm/woolrx-lock-<short_hash(ns)>/lock`), then, holding it, wool's
  * lock (an exclusive `flock(2)` on
- * `<realpath(tmpdir)>/wool-lock-<short_hash(ns)>`, unless `woolFlock` is
- * `false`), so that woolrx and wool publishers exclude each other. Both are
+ * `<realpath(tmpdir)>/wool-lock-<short_hash(ns)>`), so that woolrx and wool publishers exclude each other. Both are
  * kernel locks: a holder that dies (even `kill -9`) releases them at once.
  * Never blocks the event loop: both are tried without waiting, with a short
  * asynchronous backoff, and together bounded by `lockTimeout`. Neither file
@@ -196,7 +192,6 @@ export async function acquireNamespaceLock(options: NamespaceLockOptions): Promi
     throw error;
   }
   const wool = woolFlockOf(options);
-  if (wool === undefined) return bothReleased(rx, undefined);
   try {
     // wool holds its flock for microseconds to milliseconds.
     await acquireOne(wool, options, deadline, 4);

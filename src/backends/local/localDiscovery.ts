@@ -3,13 +3,13 @@ import { tmpdir as osTmpdir } from 'node:os';
 import { Subject } from 'rxjs';
 import { createDiscovery } from '../../discovery/createDiscovery.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
-import { readOptions } from '../../discovery/readOptions.js';
+import { readNamespace, readOptions } from '../../discovery/readOptions.js';
 import { SHM_DIR } from './layout.js';
 import { LocalPublisher } from './LocalPublisher.js';
 import { LocalWatch } from './LocalWatch.js';
 import { localNames } from './localNames.js';
+import { SharedMemoryUnavailableError } from './segmentErrors.js';
 import type { LocalDiscoveryOptions, LocalSettings } from './types.js';
-import { validateNamespace } from './validateNamespace.js';
 
 const MAX_MS = 2 ** 31 - 1;
 
@@ -18,7 +18,6 @@ const KNOWN: readonly (keyof LocalDiscoveryOptions)[] = [
   'capacity',
   'blockSize',
   'lockTimeout',
-  'lockStale',
   'pollInterval',
   'liveness',
   'tmpdir',
@@ -43,7 +42,6 @@ function settingsOf(options: LocalDiscoveryOptions): LocalSettings & { readonly 
     capacity: read.integer('capacity', 128, 1, 1 << 24),
     blockSize: read.integer('blockSize', 1024, 16, 1 << 24),
     lockTimeout: read.check('lockTimeout', `an integer from 0 to ${MAX_MS}, or Infinity (wait without bound)`, isLockTimeout) ?? 30_000,
-    lockStale: read.integer('lockStale', 10_000, 2_000, MAX_MS),
     pollInterval: pollInterval === false ? 0 : pollInterval,
     liveness: read.boolean('liveness', true),
     tmpdir: read.check('tmpdir', 'a directory path', isPath),
@@ -75,18 +73,19 @@ function settingsOf(options: LocalDiscoveryOptions): LocalSettings & { readonly 
  * await using publisher = discovery.publisher();
  * await publisher.publish('worker-added', worker);
  *
- * @param namespace The namespace: non-empty, without `/`, `..` or NUL.
+ * @param namespace The namespace: a non-empty string without `/`, `..` or
+ * NUL, at most 250 UTF-8 bytes (the same on every backend). Default `'default'`.
  * @param options Capacity, block size, lock and poll settings.
  * @returns The discovery.
  * @throws {TypeError} Naming a bad namespace, a bad option value, or an
  * unknown option key.
- * @throws {Error} When this system has no `/dev/shm`.
+ * @throws {SharedMemoryUnavailableError} When this system has no `/dev/shm`.
  */
-export function localDiscovery(namespace: string, options: LocalDiscoveryOptions = {}): Discovery {
-  validateNamespace(namespace);
+export function localDiscovery(namespace?: string, options: LocalDiscoveryOptions = {}): Discovery {
+  namespace = readNamespace('localDiscovery', namespace);
   const { tmpdir, ...settings } = settingsOf(options);
   if (!existsSync(SHM_DIR)) {
-    throw new Error(`localDiscovery needs POSIX shared memory at ${SHM_DIR} (Linux); this system has none`);
+    throw new SharedMemoryUnavailableError(SHM_DIR);
   }
   const names = localNames(namespace, realpathSync(tmpdir ?? osTmpdir()));
   const diagnostics = new Subject<DiscoveryDiagnostic>();

@@ -14,8 +14,8 @@ const CODES: number[] = new Array<number>(36).fill(0x2d);
  * The hyphenated lowercase UUID held by 16 slot bytes.
  *
  * It runs once per journal record and per changed slot, on every
- * subscriber's hot path: built from a byte → digits table as one string, it
- * is ~3× faster and allocates a fifth of `toString('hex')` plus five slices.
+ * subscriber's hot path, so it is built from a byte → digits table as one
+ * string rather than from `toString('hex')` and five slices.
  * @param table A buffer holding slots.
  * @param offset Byte offset of the slot.
  * @returns The UUID.

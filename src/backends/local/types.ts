@@ -21,12 +21,6 @@ export interface LocalDiscoveryOptions {
    */
   readonly lockTimeout?: number | undefined;
   /**
-   * @deprecated Accepted for compatibility (at least 2 000), no longer used: woolrx's
-   * lock is a kernel `flock(2)`, released the moment its holder dies, so
-   * there is no stale lock to wait for. Default 10 000.
-   */
-  readonly lockStale?: number | undefined;
-  /**
    * Fallback rescan period in ms, in case a notification is missed; also
    * paces the liveness sweep. `0` or `false` disables the timer. Default 1 000.
    */
@@ -85,7 +79,6 @@ export interface LocalSettings {
   readonly capacity: number;
   readonly blockSize: number;
   readonly lockTimeout: number;
-  readonly lockStale: number;
   readonly pollInterval: number;
   readonly liveness: boolean;
 }

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { BlockExhaustedError } from '../../errors/BlockExhaustedError.js';
+import { BlockExhaustedError } from './BlockExhaustedError.js';
 import { LENGTH_PREFIX } from './layout.js';
 import { openSafeIfExists } from './openSafeIfExists.js';
 

@@ -1,5 +1,5 @@
 import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
-import { WorkerLedger } from '../../discovery/WorkerLedger.js';
+import { WorkerLedger } from '../../events/WorkerLedger.js';
 import { discoveryEvent } from '../../events/discoveryEvent.js';
 import type { DiscoveryEvent, DiscoveryEventType, WorkerSnapshot } from '../../events/types.js';
 import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';

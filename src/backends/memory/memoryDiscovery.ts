@@ -1,8 +1,7 @@
 import { Subject } from 'rxjs';
 import { createDiscovery } from '../../discovery/createDiscovery.js';
-import { readOptions } from '../../discovery/readOptions.js';
+import { readNamespace, readOptions } from '../../discovery/readOptions.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
-import { describeValue } from '../../model/describeValue.js';
 import { MemoryPublisher } from './MemoryPublisher.js';
 import { MemoryRegistry } from './MemoryRegistry.js';
 
@@ -64,17 +63,15 @@ export interface MemoryDiscoveryOptions {
  * // Leaving the block closes the publisher: logs worker-dropped 127.0.0.1:50051
  * ```
  *
- * @param namespace The namespace to watch and publish to (a non-empty
- * string). Defaults to `'default'`.
+ * @param namespace The namespace: a non-empty string without `/`, `..` or
+ * NUL, at most 250 UTF-8 bytes (the same on every backend). Default `'default'`.
  * @param options The registry to use.
  * @returns The discovery.
- * @throws {TypeError} When `namespace` is not a non-empty string, `options`
+ * @throws {TypeError} On a bad namespace, when `options`
  * has an unknown key, or `options.registry` is not a {@link MemoryRegistry}.
  */
-export function memoryDiscovery(namespace = 'default', options: MemoryDiscoveryOptions = {}): Discovery {
-  if (typeof namespace !== 'string' || namespace.length === 0) {
-    throw new TypeError(`memoryDiscovery: namespace must be a non-empty string, got ${describeValue(namespace)}`);
-  }
+export function memoryDiscovery(namespace?: string, options: MemoryDiscoveryOptions = {}): Discovery {
+  namespace = readNamespace('memoryDiscovery', namespace);
   const read = readOptions('memoryDiscovery', options, ['registry']);
   const registry =
     read.check('registry', 'a MemoryRegistry', (value): value is MemoryRegistry => value instanceof MemoryRegistry) ??

@@ -1,6 +1,5 @@
-import { catchError, connect, endWith, finalize, firstValueFrom, ignoreElements, map, merge, mergeWith, of, race, take, tap } from 'rxjs';
+import { catchError, endWith, finalize, firstValueFrom, ignoreElements, map, mergeWith, of, race, tap } from 'rxjs';
 import { errorMessage } from '../../discovery/errorMessage.js';
-import { diffSnapshots } from '../../operators/diffSnapshots.js';
 import { aborted } from '../aborted.js';
 import { formatEventJson } from '../formatEventJson.js';
 import { formatEventText } from '../formatEventText.js';
@@ -47,18 +46,11 @@ export const watch: CliCommand = {
         note(`${diagnostic.kind}${uid}: ${diagnostic.message}`);
       }),
     );
-    // The table shows "loading workers…" until the initial state is complete:
-    // one watch (snapshots), shared by the events and the synced signal.
+    // The table shows "loading workers…" until the initial state is complete,
+    // and every event as it happened (as --json does).
     const output =
       table !== undefined
-        ? discovery.snapshots().pipe(
-            connect((snapshots) =>
-              merge(
-                snapshots.pipe(diffSnapshots(), tap((event) => table.apply(event))),
-                snapshots.pipe(take(1), tap(() => table.synced())),
-              ),
-            ),
-          )
+        ? discovery.watch().pipe(tap((item) => (item.type === 'synced' ? table.synced() : table.apply(item))))
         : discovery.events().pipe(tap((event) => stdout.write(`${json ? formatEventJson(event) : formatEventText(event, now())}\n`)));
     const exitCode = output.pipe(
       ignoreElements(),

@@ -1,10 +1,9 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { catchError, connect, finalize, fromEvent, interval, map, merge, mergeWith, of, take, takeUntil, Subscription, type Observable } from 'rxjs';
+import { catchError, finalize, fromEvent, interval, map, merge, mergeWith, of, takeUntil, Subscription, type Observable } from 'rxjs';
 import { errorMessage } from '../../discovery/errorMessage.js';
 import type { Discovery } from '../../discovery/types.js';
-import { diffSnapshots } from '../../operators/diffSnapshots.js';
 import { formatEventJson } from '../formatEventJson.js';
 import { dashboardPage } from './dashboardPage.js';
 
@@ -41,22 +40,11 @@ function sendPage(response: ServerResponse): void {
  * line), an `event: synced` once the initial state is complete (so the page
  * can tell "no workers" from "loading"), a keep-alive comment every
  * `keepAliveMs`, and `event: failure` if the stream errors. One watch of the
- * discovery (its `snapshots()`), shared by the events and the synced signal.
+ * discovery (`watch()`): every event as it happened, and its synced signal.
  */
 function pageMessages(discovery: Discovery, keepAliveMs: number): Observable<string> {
-  return discovery.snapshots().pipe(
-    connect((snapshots) =>
-      merge(
-        snapshots.pipe(
-          diffSnapshots(),
-          map((event) => `data: ${formatEventJson(event)}\n\n`),
-        ),
-        snapshots.pipe(
-          take(1),
-          map(() => 'event: synced\ndata: {}\n\n'),
-        ),
-      ),
-    ),
+  return discovery.watch().pipe(
+    map((item) => (item.type === 'synced' ? 'event: synced\ndata: {}\n\n' : `data: ${formatEventJson(item)}\n\n`)),
     mergeWith(interval(keepAliveMs).pipe(map(() => ': keep-alive\n\n'))),
     catchError((error: unknown) => of(`event: failure\ndata: ${JSON.stringify({ message: errorMessage(error) })}\n\n`)),
   );

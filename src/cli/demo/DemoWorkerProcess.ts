@@ -32,7 +32,9 @@ export class DemoWorkerProcess {
     namespace: string,
     entry: string | undefined = process.argv[1],
   ) {
-    if (entry === undefined) throw new Error('woolrx demo: cannot tell which script to run for the workers');
+    if (entry === undefined) {
+      throw new TypeError('woolrx demo: entry must be the woolrx script to run for the workers, got undefined (process.argv[1] is unset)');
+    }
     this.child = spawn(
       process.execPath,
       [...process.execArgv, entry, 'demo', '--as-worker', JSON.stringify(spec), '--namespace', namespace],

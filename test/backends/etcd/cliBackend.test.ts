@@ -40,7 +40,7 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
     const namespace = uniqueNamespace('cli');
     const prefix = `/cli-${randomUUID().slice(0, 8)}`;
     const uid = randomUUID();
-    const watcher = etcdDiscovery({ endpoints: etcd.endpoints, namespace, prefix });
+    const watcher = etcdDiscovery(namespace, { endpoints: etcd.endpoints, prefix });
     const recorder = new Recorder(watcher.events());
     const run = cli([
       'publish', '-b', 'etcd', '--endpoints', etcd.endpoints.join(','), '--prefix', prefix, '--ttl', '5', '-n', namespace,
@@ -67,7 +67,7 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
     const namespace = uniqueNamespace('cli-watch');
     const [endpoint] = etcd.endpoints as [string];
     const run = cli(['watch', '-b', 'etcd', '--endpoints', endpoint, '--endpoints', endpoint, '-n', namespace, '--json']);
-    const publisher = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
+    const publisher = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
     try {
       const worker = makeWorker();
       await publisher.publish('worker-added', worker);
@@ -102,7 +102,7 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
       }
       const slash = cli(['watch', '-b', 'etcd', '-n', 'a/b']);
       assert.equal(await slash.done, 2);
-      assert.match(slash.err(), /^woolrx watch: etcdDiscovery: option namespace must be a non-empty string without "\/", got "a\/b"$/m);
+      assert.match(slash.err(), /^woolrx watch: etcdDiscovery: namespace must be a non-empty string without "\/", "\.\." or NUL, got "a\/b"$/m);
     } finally {
       if (saved !== undefined) process.env['WOOLRX_ETCD_PASSWORD'] = saved;
     }

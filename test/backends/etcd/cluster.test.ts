@@ -56,12 +56,12 @@ describe('etcd backend on a 3-member cluster', { timeout: 120_000 }, () => {
   it('a member stopped mid-stream: every subscriber sees every change exactly once, in order', async () => {
     const namespace = uniqueNamespace('member');
     const subscribers = [0, 1, 2].map((member) => {
-      const discovery = etcdDiscovery({ endpoints: towards(member), namespace, ttl: 5 });
+      const discovery = etcdDiscovery(namespace, { endpoints: towards(member), ttl: 5 });
       return new Recorder(discovery.events(), discovery.diagnostics);
     });
     // The publisher talks to another member: etcd3's lease keep-alive, like its watch manager, would keep
     // knocking on a dead member that is tried first (with random order, as in production, it moves on).
-    const publisher = etcdDiscovery({ endpoints: towards(1), namespace, ttl: 5 }).publisher();
+    const publisher = etcdDiscovery(namespace, { endpoints: towards(1), ttl: 5 }).publisher();
     cleanups.push(async () => {
       for (const recorder of subscribers) recorder.unsubscribe();
       await publisher.close();
@@ -118,11 +118,11 @@ describe('etcd backend on a 3-member cluster', { timeout: 120_000 }, () => {
     const namespace = uniqueNamespace('restart');
     const ttl = 2;
     const subscribers = [0, 1, 2].map((member) => {
-      const discovery = etcdDiscovery({ endpoints: towards(member), namespace, ttl });
+      const discovery = etcdDiscovery(namespace, { endpoints: towards(member), ttl });
       return new Recorder(discovery.events(), discovery.diagnostics);
     });
-    const first = etcdDiscovery({ endpoints: towards(1), namespace, ttl });
-    const second = etcdDiscovery({ endpoints: towards(2), namespace, ttl }).publisher();
+    const first = etcdDiscovery(namespace, { endpoints: towards(1), ttl });
+    const second = etcdDiscovery(namespace, { endpoints: towards(2), ttl }).publisher();
     const firstDiagnostics: string[] = [];
     first.diagnostics.subscribe((diagnostic) => firstDiagnostics.push(`${diagnostic.kind}: ${diagnostic.message}`));
     const publisher = first.publisher();

@@ -11,7 +11,7 @@ describeDiscoveryContract(
   async () => {
     const etcd = await startEtcd();
     return {
-      discovery: (namespace) => etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl: 5 }),
+      discovery: (namespace) => etcdDiscovery(namespace, { endpoints: etcd.endpoints, ttl: 5 }),
       teardown: () => etcd.dispose(),
     };
   },

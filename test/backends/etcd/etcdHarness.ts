@@ -9,7 +9,7 @@
  * @example
  * const etcd = await startEtcd();
  * try {
- *   const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace: 'jobs' });
+ *   const discovery = etcdDiscovery('jobs', { endpoints: etcd.endpoints });
  *   // ...
  * } finally {
  *   await etcd.dispose();

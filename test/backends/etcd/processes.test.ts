@@ -44,7 +44,7 @@ describe('etcd backend with real processes', { timeout: 60_000 }, () => {
   it('drops the workers of a SIGKILLed publisher when its lease expires (within ttl + 1 s)', async () => {
     const namespace = uniqueNamespace('kill');
     const ttl = 2;
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
     const recorder = new Recorder(discovery.events());
     const publisher = run('publisher.ts', [etcd.endpoints.join(','), namespace, String(ttl), '3']);
     const line = await waitFor(() => /^\[.*\]$/m.exec(publisher.output())?.[0], () => `the child's uids: ${publisher.output()}`, 20_000);
@@ -74,7 +74,7 @@ describe('etcd backend with real processes', { timeout: 60_000 }, () => {
   it('keeps a worker re-announced by a short-lived process when that process exits or is killed', async () => {
     const namespace = uniqueNamespace('readd');
     const ttl = 2;
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl });
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints, ttl });
     const recorder = new Recorder(discovery.events());
     const registrant = discovery.publisher();
     const a = makeWorker();
@@ -104,7 +104,7 @@ describe('etcd backend with real processes', { timeout: 60_000 }, () => {
     const namespace = uniqueNamespace('exit');
     const child = run('subscribeOnce.ts', [etcd.endpoints.join(','), namespace, '1', 'no']);
     // The subscription is live in the child: publish from here, then it unsubscribes.
-    const publisher = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
+    const publisher = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
     await waitFor(() => child.output().includes('subscribed'), () => `the child to subscribe: ${child.output()}`, 20_000);
     await publisher.publish('worker-added', makeWorker());
     const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 20_000).unref());

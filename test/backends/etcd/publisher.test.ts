@@ -45,7 +45,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('stores each worker at <prefix>/<namespace>/workers/<uid> as protobuf, all on one lease with the ttl', async () => {
     const namespace = uniqueNamespace('layout');
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl: 7, prefix: '/tests/pool' });
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints, ttl: 7, prefix: '/tests/pool' });
     const publisher = discovery.publisher();
     const a = makeWorker({ tags: ['gpu'], extra: { zone: 'z' }, secure: true, options: { compression: 'gzip' } });
     const b = makeWorker();
@@ -77,7 +77,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('keeps the lease alive past its ttl, and close drops the workers at once', async () => {
     const namespace = uniqueNamespace('alive');
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl: 2 });
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints, ttl: 2 });
     const publisher = discovery.publisher();
     const a = makeWorker();
     await publisher.publish('worker-added', a);
@@ -96,7 +96,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('re-grants a lost lease and restores the workers it registered, not those it only updated', async () => {
     const namespace = uniqueNamespace('lost');
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace, ttl: 3 });
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints, ttl: 3 });
     const first = discovery.publisher();
     const second = discovery.publisher();
     const a = makeWorker();
@@ -136,8 +136,8 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
   it('after a lost lease, leaves alone a worker another publisher registered meanwhile', async () => {
     const namespace = uniqueNamespace('lost-other');
     const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
-    const cut = etcdDiscovery({ endpoints: [proxy.endpoint], namespace, ttl: 2 });
-    const direct = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const cut = etcdDiscovery(namespace, { endpoints: [proxy.endpoint], ttl: 2 });
+    const direct = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
     const first = cut.publisher();
     const second = direct.publisher();
     const diagnostics: string[] = [];
@@ -176,8 +176,8 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('ownership: an update or re-add from another publisher keeps the registrant\'s lease on the key', async () => {
     const namespace = uniqueNamespace('owner');
-    const registrant = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
-    const updaters = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const registrant = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
+    const updaters = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
     const recorder = new Recorder(updaters.events());
     const a = makeWorker();
     await registrant.publish('worker-added', a);
@@ -210,7 +210,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('ownership: of publishers adding the same absent uid at once, the one whose write created the key is its registrant', async () => {
     const namespace = uniqueNamespace('race');
-    const discoveries = Array.from({ length: 4 }, () => etcdDiscovery({ endpoints: etcd.endpoints, namespace }));
+    const discoveries = Array.from({ length: 4 }, () => etcdDiscovery(namespace, { endpoints: etcd.endpoints }));
     const publishers = discoveries.map((discovery) => discovery.publisher());
     // Every publisher holds a lease of its own before the race: its warm-up worker's.
     const warmUps = publishers.map(() => makeWorker());
@@ -245,7 +245,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('worker-updated is atomic: a worker deleted behind its back is not resurrected', async () => {
     const namespace = uniqueNamespace('atomic');
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
     const publisher = discovery.publisher();
     const a = makeWorker();
     await publisher.publish('worker-added', a);
@@ -258,7 +258,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('applies publishes in call order, even when not awaited one by one', async () => {
     const namespace = uniqueNamespace('order');
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
     const recorder = new Recorder(discovery.events());
     const publisher = discovery.publisher();
     const a = makeWorker();
@@ -286,7 +286,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
   it('rejects a publish when etcd cannot be reached, and still closes', async () => {
     const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
     proxy.cut();
-    const discovery = etcdDiscovery({ endpoints: [proxy.endpoint], namespace: uniqueNamespace('down'), requestTimeout: 1000 });
+    const discovery = etcdDiscovery(uniqueNamespace('down'), { endpoints: [proxy.endpoint], requestTimeout: 1000 });
     const publisher = discovery.publisher();
     await assert.rejects(publisher.publish('worker-added', makeWorker()), Error);
     await publisher.close();
@@ -300,8 +300,6 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
       [{ endpoints: 'localhost:2379' }, /^etcdDiscovery: option endpoints must be URLs like http:\/\/127\.0\.0\.1:2379 .*, got "localhost:2379"$/],
       [{ endpoints: [] }, /^etcdDiscovery: option endpoints must be at least one URL, got \[\]$/],
       [{ endpoints: ['http://a:1', 'https://b:2'] }, /^etcdDiscovery: option endpoints must be URLs of one scheme .*, got \["http:\/\/a:1","https:\/\/b:2"\]$/],
-      [{ namespace: 'a/b' }, /^etcdDiscovery: option namespace must be a non-empty string without "\/", got "a\/b"$/],
-      [{ namespace: '' }, /^etcdDiscovery: option namespace must be .*, got ""$/],
       [{ ttl: 0 }, /^etcdDiscovery: option ttl must be an integer from 1 to 2000000, got 0$/],
       [{ ttl: 1.5 }, /^etcdDiscovery: option ttl must be an integer from 1 to 2000000, got 1\.5$/],
       [{ prefix: '/woolrx/' }, /^etcdDiscovery: option prefix must be a string not ending with "\/", got "\/woolrx\/"$/],
@@ -312,19 +310,30 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
       [{ auth: { username: '', password: 'p' } }, /^etcdDiscovery: option auth\.username must be a non-empty string, got ""$/],
       [{ auth: { username: 'u', password: 12345 } }, /^etcdDiscovery: option auth\.password must be a string, got "\(hidden\)"$/],
       [{ requestTimeout: -1 }, /^etcdDiscovery: option requestTimeout must be an integer from 1 to 2147483647, got -1$/],
-      [{ ttl: 5, lease: 3 }, /^etcdDiscovery: unknown option "lease" \(known: endpoints, namespace, ttl, prefix, tls, auth, requestTimeout\)$/],
+      [{ ttl: 5, lease: 3 }, /^etcdDiscovery: unknown option "lease" \(known: endpoints, ttl, prefix, tls, auth, requestTimeout\)$/],
       [{ endpoint: 'http://127.0.0.1:2379', timeout: 1 }, /^etcdDiscovery: unknown options "endpoint", "timeout" /],
       [null, /^etcdDiscovery: options must be an object, got null$/],
     ];
     for (const [options, message] of bad) {
-      assert.throws(() => etcdDiscovery(options as never), (error: unknown) => {
+      assert.throws(() => etcdDiscovery('default', options as never), (error: unknown) => {
         assert.ok(error instanceof TypeError, `TypeError for ${JSON.stringify(options)}`);
         assert.match(error.message, message);
         assert.doesNotMatch(error.message, /12345/, 'a password never appears in a message');
         return true;
       });
     }
-    const discovery = etcdDiscovery({ endpoints: 'http://127.0.0.1:1, http://127.0.0.1:2' });
+    const badNamespaces: [unknown, RegExp][] = [
+      ['a/b', /^etcdDiscovery: namespace must be a non-empty string without "\/", "\.\." or NUL, got "a\/b"$/],
+      ['', /^etcdDiscovery: namespace must be .*, got ""$/],
+    ];
+    for (const [namespace, message] of badNamespaces) {
+      assert.throws(() => etcdDiscovery(namespace as never), (error: unknown) => {
+        assert.ok(error instanceof TypeError, `TypeError for ${JSON.stringify(namespace)}`);
+        assert.match(error.message, message);
+        return true;
+      });
+    }
+    const discovery = etcdDiscovery(undefined, { endpoints: 'http://127.0.0.1:1, http://127.0.0.1:2' });
     assert.equal(discovery.namespace, 'default');
   });
 });

@@ -67,12 +67,12 @@ describe('etcd over TLS with a self-signed certificate', { timeout: 60_000 }, ()
   it('publishes and subscribes over https:// with the certificate as CA', async () => {
     assert.ok(etcd.endpoints.every((endpoint) => endpoint.startsWith('https://')));
     const namespace = uniqueNamespace('tls');
-    const options = { endpoints: etcd.endpoints, namespace, tls: { ca } };
-    await roundTrip(etcdDiscovery(options), etcdDiscovery({ ...options, tls: { ca: Buffer.from(ca) } }));
+    const options = { endpoints: etcd.endpoints, tls: { ca } };
+    await roundTrip(etcdDiscovery(namespace, options), etcdDiscovery(namespace, { ...options, tls: { ca: Buffer.from(ca) } }));
   });
 
   it('does not connect to a server whose certificate it does not trust', async () => {
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace: uniqueNamespace('untrusted'), tls: true, requestTimeout: 2000 });
+    const discovery = etcdDiscovery(uniqueNamespace('untrusted'), { endpoints: etcd.endpoints, tls: true, requestTimeout: 2000 });
     const recorder = new Recorder(discovery.events(), discovery.diagnostics);
     const publisher = discovery.publisher();
     try {
@@ -112,8 +112,8 @@ describe('etcd with authentication', { timeout: 60_000 }, () => {
 
   it('publishes and subscribes as a user with read/write on the prefix', async () => {
     const namespace = uniqueNamespace('auth');
-    const options = { endpoints: etcd.endpoints, namespace, auth: { username: 'alice', password: 'alice-secret' } };
-    await roundTrip(etcdDiscovery(options), etcdDiscovery(options));
+    const options = { endpoints: etcd.endpoints, auth: { username: 'alice', password: 'alice-secret' } };
+    await roundTrip(etcdDiscovery(namespace, options), etcdDiscovery(namespace, options));
   });
 
   it('a wrong password or a user without access ends the stream and rejects publishes with the error', async () => {
@@ -122,7 +122,7 @@ describe('etcd with authentication', { timeout: 60_000 }, () => {
       { auth: { username: 'bob', password: 'bob-secret' }, error: EtcdPermissionDeniedError },
     ];
     for (const { auth, error } of cases) {
-      const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace: uniqueNamespace('denied'), auth });
+      const discovery = etcdDiscovery(uniqueNamespace('denied'), { endpoints: etcd.endpoints, auth });
       const recorder = new Recorder(discovery.events());
       const publisher = discovery.publisher();
       try {
@@ -136,7 +136,7 @@ describe('etcd with authentication', { timeout: 60_000 }, () => {
       assertReleased(discovery);
     }
     // Without credentials at all, nothing gets through either.
-    const anonymous = etcdDiscovery({ endpoints: etcd.endpoints, namespace: uniqueNamespace('anon') });
+    const anonymous = etcdDiscovery(uniqueNamespace('anon'), { endpoints: etcd.endpoints });
     const recorder = new Recorder(anonymous.events());
     try {
       await waitFor(() => recorder.error !== undefined, 'the anonymous stream to end');

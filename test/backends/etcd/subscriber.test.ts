@@ -43,7 +43,7 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
   });
 
   it('emits every current worker as worker-added in one synchronous burst', async () => {
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace: uniqueNamespace('burst') });
+    const discovery = etcdDiscovery(uniqueNamespace('burst'), { endpoints: etcd.endpoints });
     const publisher = discovery.publisher();
     const workers = Array.from({ length: 300 }, () => makeWorker());
     for (const worker of workers) await publisher.publish('worker-added', worker);
@@ -65,8 +65,8 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
 
   it('subscribers starting while workers change each see every change exactly once and converge', async () => {
     const namespace = uniqueNamespace('race');
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
-    const writer = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
+    const writer = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
     const publisher = writer.publisher();
     const truth = new Map<string, WorkerInfo>();
     const recorders: Recorder[] = [];
@@ -100,7 +100,7 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
 
   it('a PUT that does not change the worker emits nothing; one that does emits worker-updated', async () => {
     const namespace = uniqueNamespace('same');
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
     const a = makeWorker({ tags: ['b', 'a'], extra: { x: '1', y: '2' } });
     await raw.put(key(namespace, a.uid)).value(Buffer.from(encodeWorker(a)));
     const recorder = new Recorder(discovery.events(), discovery.diagnostics);
@@ -128,7 +128,7 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
 
   it('skips and reports records that do not decode, in the initial read and in the watch', async () => {
     const namespace = uniqueNamespace('bad');
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace });
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
     const good = makeWorker();
     const other = makeWorker();
     const liar = makeWorker();
@@ -162,8 +162,8 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
   it('resumes a broken watch from the last delivered revision: no gap, no duplicate', async () => {
     const namespace = uniqueNamespace('resume');
     const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
-    const discovery = etcdDiscovery({ endpoints: [proxy.endpoint], namespace });
-    const publisher = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
+    const discovery = etcdDiscovery(namespace, { endpoints: [proxy.endpoint] });
+    const publisher = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
     try {
       const a = makeWorker();
       const c = makeWorker();
@@ -203,8 +203,8 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
   it('after a compaction of the missed revisions, re-reads and emits only the real differences', async () => {
     const namespace = uniqueNamespace('compact');
     const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
-    const discovery = etcdDiscovery({ endpoints: [proxy.endpoint], namespace });
-    const publisher = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
+    const discovery = etcdDiscovery(namespace, { endpoints: [proxy.endpoint] });
+    const publisher = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
     try {
       const a = makeWorker();
       const c = makeWorker();
@@ -252,8 +252,8 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
   it('signals synced once, right after the initial burst; a re-read after compaction catches up without signalling it again', async () => {
     const namespace = uniqueNamespace('synced');
     const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
-    const publisher = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
-    const settings = etcdSettings({ endpoints: [proxy.endpoint], namespace });
+    const publisher = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
+    const settings = etcdSettings(namespace, { endpoints: [proxy.endpoint] });
     const connection = new EtcdConnection(settings);
     const diagnostics = new Subject<DiscoveryDiagnostic>();
     const names = new Map<string, string>();
@@ -305,8 +305,8 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
   it('snapshots(): nothing while the cluster cannot be reached ("connecting"), then the initial state', async () => {
     const namespace = uniqueNamespace('connecting');
     const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
-    const publisher = etcdDiscovery({ endpoints: etcd.endpoints, namespace }).publisher();
-    const discovery = etcdDiscovery({ endpoints: [proxy.endpoint], namespace });
+    const publisher = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
+    const discovery = etcdDiscovery(namespace, { endpoints: [proxy.endpoint] });
     try {
       const a = makeWorker();
       await publisher.publish('worker-added', a);
@@ -319,7 +319,7 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
       await waitFor(() => snapshots.length > 0, 'the first snapshot', 15_000);
       assert.deepEqual([...snapshots[0]!.keys()], [a.uid]);
       subscription.unsubscribe();
-      const empty = etcdDiscovery({ endpoints: etcd.endpoints, namespace: uniqueNamespace('empty') });
+      const empty = etcdDiscovery(uniqueNamespace('empty'), { endpoints: etcd.endpoints });
       assert.equal((await firstValueFrom(empty.snapshots())).size, 0, 'an empty namespace: an empty first snapshot');
       assertReleased(empty);
       assertReleased(discovery);
@@ -332,7 +332,7 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
   it('waits for an unreachable cluster, reporting warnings, and releases everything on unsubscribe', async () => {
     const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
     proxy.cut();
-    const discovery = etcdDiscovery({ endpoints: [proxy.endpoint], namespace: uniqueNamespace('down') });
+    const discovery = etcdDiscovery(uniqueNamespace('down'), { endpoints: [proxy.endpoint] });
     const recorder = new Recorder(discovery.events(), discovery.diagnostics);
     await waitFor(() => recorder.diagnostics.length >= 2, 'warnings');
     assert.ok(recorder.diagnostics.every((diagnostic) => diagnostic.kind === 'warning'));
@@ -343,7 +343,7 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
   });
 
   it('an unsubscribe from inside the initial burst stops the stream at once', async () => {
-    const discovery = etcdDiscovery({ endpoints: etcd.endpoints, namespace: uniqueNamespace('early') });
+    const discovery = etcdDiscovery(uniqueNamespace('early'), { endpoints: etcd.endpoints });
     const publisher = discovery.publisher();
     for (let i = 0; i < 5; i++) await publisher.publish('worker-added', makeWorker());
     const seen: DiscoveryEvent[] = [];

@@ -18,7 +18,7 @@ import { makeWorker, uniqueNamespace, waitFor } from './helpers.js';
 describe('etcd unreachable', { timeout: 60_000 }, () => {
   it('publish rejects with an EtcdUnavailableError naming the endpoint, with the cause', async () => {
     const endpoint = `http://127.0.0.1:${await freePort()}`;
-    const discovery = etcdDiscovery({ endpoints: endpoint, namespace: uniqueNamespace('down') });
+    const discovery = etcdDiscovery(uniqueNamespace('down'), { endpoints: endpoint });
     const publisher = discovery.publisher();
     const error: unknown = await publisher.publish('worker-added', makeWorker()).then(
       () => assert.fail('published to a closed port'),
@@ -37,7 +37,7 @@ describe('etcd unreachable', { timeout: 60_000 }, () => {
 
   it('a subscription reports it on diagnostics and keeps retrying; unsubscribing releases the client', async () => {
     const endpoint = `http://127.0.0.1:${await freePort()}`;
-    const discovery = etcdDiscovery({ endpoints: endpoint, namespace: uniqueNamespace('down') });
+    const discovery = etcdDiscovery(uniqueNamespace('down'), { endpoints: endpoint });
     const diagnostics: unknown[] = [];
     const seen = discovery.diagnostics.subscribe((diagnostic) => diagnostics.push(diagnostic.error));
     let failed: unknown;

@@ -28,17 +28,19 @@ describe('NotifyWatcher', () => {
       assert.ok(existsSync(names.notifyDir));
       touchNotify(names); // creates the file: a rename
       await waitFor(() => scans() > 0, 'a scan');
-      assert.equal(watcher.segmentMoved, true, 'notify created: the segment may be another');
+      assert.equal(watcher.take().segmentMoved, true, 'notify created: the segment may be another');
       await sleep(50);
-      watcher.events = 0;
+      watcher.take();
       const before = scans();
       // Two touches back to back: inotify would merge two identical
       // directory events; the watch on the file itself keeps them apart.
       touchNotify(names);
       touchNotify(names);
-      await waitFor(() => watcher.events >= 2, 'two events');
+      let events = 0;
+      await waitFor(() => (events += watcher.take().events) >= 2, 'two events');
       await sleep(50);
-      assert.equal(watcher.events, 2);
+      events += watcher.take().events;
+      assert.equal(events, 2);
       assert.ok(scans() > before);
       assert.ok(scans() - before <= 2, 'scans are coalesced per turn');
     } finally {
@@ -50,17 +52,18 @@ describe('NotifyWatcher', () => {
     const { watcher, scans, done } = setup(20);
     try {
       watcher.start();
-      watcher.segmentMoved = false;
+      watcher.take();
       await waitFor(() => scans() > 0, 'a poll tick');
-      assert.equal(watcher.poll, true);
-      assert.equal(watcher.dirChanged, true);
-      assert.equal(watcher.segmentMoved, true);
+      const wake = watcher.take();
+      assert.equal(wake.poll, true);
+      assert.equal(wake.dirChanged, true);
+      assert.equal(wake.segmentMoved, true);
     } finally {
       done();
     }
   });
 
-  it('recheckDir(): follows a replaced directory', async () => {
+  it('recheckDir(): follows a replaced directory, and answers the request to check it', async () => {
     const { names, watcher, scans, done } = setup();
     try {
       watcher.start();
@@ -71,9 +74,8 @@ describe('NotifyWatcher', () => {
       mkdirSync(`${names.notifyDir}-placeholder`);
       mkdirSync(names.notifyDir);
       rmSync(`${names.notifyDir}-placeholder`, { recursive: true });
-      watcher.dirChanged = true;
       assert.equal(watcher.recheckDir(), true);
-      assert.equal(watcher.dirChanged, false);
+      assert.equal(watcher.take().dirChanged, false);
       await sleep(20);
       const before = scans();
       closeNotify(names);

@@ -20,7 +20,7 @@ import { slotUid } from '../../../src/backends/local/slotUid.js';
 import type { LocalSettings } from '../../../src/backends/local/types.js';
 import { uidBytes } from '../../../src/backends/local/uidBytes.js';
 import type { DiscoveryDiagnostic } from '../../../src/discovery/types.js';
-import { WorkerLedger } from '../../../src/discovery/WorkerLedger.js';
+import { WorkerLedger } from '../../../src/events/WorkerLedger.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { assertClean, makeWorker, strayTestFiles, TMP, uniqueNamespace } from './helpers.js';
@@ -41,7 +41,6 @@ const SETTINGS: LocalSettings = {
   capacity: 8,
   blockSize: 1024,
   lockTimeout: 5000,
-  lockStale: 10_000,
   pollInterval: 1000,
   liveness: true,
 };
@@ -63,7 +62,7 @@ function setup(settings: LocalSettings = SETTINGS) {
   subject.subscribe((d) => diagnostics.push(d));
   let attempts = 0;
   let attempted: () => void = () => undefined;
-  const reclaimer = new Reclaimer(names, settings, subject, ledger, () => {
+  const reclaimer = new Reclaimer(names, settings, subject, ledger, new BlockReader(names.shmDir), () => {
     attempts += 1;
     attempted();
   });

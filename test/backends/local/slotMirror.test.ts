@@ -33,12 +33,12 @@ describe('SlotMirror', () => {
   it('a missing segment has no slots; a segment appearing later is read', () => {
     const path = join(dir, 'not-yet');
     const mirror = new SlotMirror(path);
-    assert.deepEqual([...mirror.read(true)], []);
+    assert.deepEqual([...mirror.read(true).changed], []);
     const file = SegmentFile.create(path, 8);
     assert.ok(file);
     const a = randomUUID();
     file.writeSlot(3, uidBytes(a));
-    assert.deepEqual([...mirror.read(false)], [a]);
+    assert.deepEqual([...mirror.read(false).changed], [a]);
     assert.equal(mirror.has(a), true);
     file.close();
     mirror.close();
@@ -50,12 +50,12 @@ describe('SlotMirror', () => {
     const mirror = new SlotMirror(path);
     const uids = Array.from({ length: capacity }, () => randomUUID());
     for (const slot of [0, 17, 500, 998, 999]) file.writeSlot(slot, uidBytes(uids[slot] ?? ''));
-    assert.deepEqual(sorted(mirror.read(true)), sorted([0, 17, 500, 998, 999].map((slot) => uids[slot] ?? '')));
-    assert.deepEqual([...mirror.read(false)], [], 'nothing changed: nothing reported');
+    assert.deepEqual(sorted(mirror.read(true).changed), sorted([0, 17, 500, 998, 999].map((slot) => uids[slot] ?? '')));
+    assert.deepEqual([...mirror.read(false).changed], [], 'nothing changed: nothing reported');
     file.writeSlot(17, FREE_SLOT); // freed
     file.writeSlot(501, uidBytes(uids[501] ?? '')); // taken
     file.writeSlot(999, uidBytes(uids[5] ?? '')); // taken by another uid
-    assert.deepEqual(sorted(mirror.read(false)), sorted([uids[17], uids[501], uids[999], uids[5]].map(String)));
+    assert.deepEqual(sorted(mirror.read(false).changed), sorted([uids[17], uids[501], uids[999], uids[5]].map(String)));
     assert.deepEqual(sorted(mirror.uids()), sorted([uids[0], uids[500], uids[501], uids[998], uids[5]].map(String)));
     assert.equal(mirror.has(uids[17] ?? ''), false);
     file.close();
@@ -70,7 +70,7 @@ describe('SlotMirror', () => {
     file.writeSlot(2, uidBytes(a));
     mirror.read(true);
     file.writeSlot(0, FREE_SLOT);
-    assert.deepEqual([...mirror.read(false)], [a]);
+    assert.deepEqual([...mirror.read(false).changed], [a]);
     assert.equal(mirror.has(a), true, 'still in slot 2');
     file.writeSlot(2, FREE_SLOT);
     mirror.read(false);
@@ -83,7 +83,6 @@ describe('SlotMirror', () => {
     const { path, file } = segment(8);
     const mirror = new SlotMirror(path);
     mirror.read(true);
-    mirror.stale = false;
     const ours = randomUUID();
     const theirs = randomUUID();
     // A woolrx publisher: slot first, then the record.
@@ -92,11 +91,11 @@ describe('SlotMirror', () => {
     assert.equal(mirror.has(ours), true);
     // wool: the slot only.
     file.writeSlot(2, uidBytes(theirs));
-    assert.deepEqual([...mirror.read(false)], [theirs]);
+    assert.deepEqual([...mirror.read(false).changed], [theirs]);
     file.writeSlot(1, FREE_SLOT);
     mirror.applyRecord(record(JOURNAL_DROPPED, ours, 1), ours);
     assert.equal(mirror.has(ours), false);
-    assert.deepEqual([...mirror.read(false)], []);
+    assert.deepEqual([...mirror.read(false).changed], []);
     assert.equal(mirror.stale, false);
     file.close();
     mirror.close();
@@ -114,7 +113,6 @@ describe('SlotMirror', () => {
     ] as const) {
       const mirror = new SlotMirror(path);
       mirror.read(true);
-      mirror.stale = false;
       mirror.applyRecord(bad, b);
       assert.equal(mirror.stale, true, what);
       mirror.close();
@@ -122,7 +120,6 @@ describe('SlotMirror', () => {
     // A drop of a uid still seen in another slot.
     const mirror = new SlotMirror(path);
     mirror.read(true);
-    mirror.stale = false;
     mirror.applyRecord(record(JOURNAL_DROPPED, a, 3), a);
     assert.equal(mirror.stale, true);
     mirror.close();
@@ -134,15 +131,15 @@ describe('SlotMirror', () => {
     const a = randomUUID();
     file.writeSlot(0, uidBytes(a));
     const mirror = new SlotMirror(path);
-    assert.deepEqual([...mirror.read(true)], [a]);
+    assert.deepEqual([...mirror.read(true).changed], [a]);
     file.close();
     unlinkSync(path);
     const replacement = SegmentFile.create(path, 4);
     assert.ok(replacement);
     const b = randomUUID();
     replacement.writeSlot(1, uidBytes(b));
-    assert.deepEqual([...mirror.read(false)], [], 'still reading the old (unlinked) object');
-    assert.deepEqual(sorted(mirror.read(true)), sorted([a, b]));
+    assert.deepEqual([...mirror.read(false).changed], [], 'still reading the old (unlinked) object');
+    assert.deepEqual(sorted(mirror.read(true).changed), sorted([a, b]));
     assert.deepEqual([...mirror.uids()], [b]);
     replacement.close();
     mirror.close();

@@ -135,13 +135,12 @@ describe('local backend: validation', () => {
     check({ capacity: 1.5 }, bad('capacity', 'an integer from 1 to 16777216', '1\\.5'));
     check({ blockSize: 4 }, bad('blockSize', 'an integer from 16 to 16777216', '4'));
     check({ lockTimeout: -1 }, bad('lockTimeout', 'an integer from 0 to 2147483647, or Infinity \\(wait without bound\\)', '-1'));
-    check({ lockStale: 10 }, bad('lockStale', 'an integer from 2000 to 2147483647', '10'));
     check({ pollInterval: -5 }, bad('pollInterval', 'false or an integer from 0 to 2147483647', '-5'));
     check({ pollInterval: true } as never, bad('pollInterval', 'false or an integer from 0 to 2147483647', 'true'));
     check({ liveness: 'yes' } as never, bad('liveness', 'a boolean', '"yes"'));
     check({ tmpdir: '' }, bad('tmpdir', 'a directory path', '""'));
     // A misspelt option is rejected, never silently ignored.
-    check({ capacty: 4 } as never, /^localDiscovery: unknown option "capacty" \(known: capacity, blockSize, lockTimeout, lockStale, pollInterval, liveness, tmpdir\)$/);
+    check({ capacty: 4 } as never, /^localDiscovery: unknown option "capacty" \(known: capacity, blockSize, lockTimeout, pollInterval, liveness, tmpdir\)$/);
     check(null as never, /^localDiscovery: options must be an object, got null$/);
   });
 

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backends/local/index.js';
-import { tryNamespaceLock } from '../../../src/backends/local/acquireNamespaceLock.js';
+import { WoolFlock } from '../../../src/backends/local/WoolFlock.js';
 import { localNames } from '../../../src/backends/local/localNames.js';
 import { killRealWool, RealWool, woolScan, woolTryLock } from '../../interop/realWool.js';
 import { assertClean, Child, isLockTimeout, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
@@ -63,9 +63,10 @@ describe("local namespace lock ↔ wool's flock (the real wool)", () => {
     assert.ok(ticks >= 20, `the event loop ran while waiting (${ticks} ticks of 5 ms in ${waited} ms)`);
     assert.equal(existsSync(join('/dev/shm', shortHash(namespace))), false, 'nothing written without the flock');
     // woolrx's own lock was released with the failure: another woolrx process is not kept out.
-    const release = tryNamespaceLock({ ...localNames(namespace, TMP), lockTimeout: 0, woolFlock: false });
-    assert.ok(release !== undefined, 'woolrx\'s lock is free');
-    release();
+    const names = localNames(namespace, TMP);
+    const rxLock = new WoolFlock(names.rxLockPath, names.lockDirPath);
+    assert.ok(rxLock.tryLock(), 'woolrx\'s lock is free');
+    rxLock.close();
 
     // Released by wool: the same publisher proceeds.
     await holder.exit();

@@ -30,7 +30,7 @@ async function discoveryOf(): Promise<Discovery> {
     }
     case 'etcd': {
       const { etcdDiscovery } = await import('../../../src/backends/etcd/etcdDiscovery.js');
-      return etcdDiscovery({ endpoints: endpoint, namespace, ttl: 10 });
+      return etcdDiscovery(namespace, { endpoints: endpoint, ttl: 10 });
     }
     case 'lan': {
       const { lanDiscovery } = await import('../../../src/backends/lan/lanDiscovery.js');

@@ -7,7 +7,7 @@ import type { WorkerInfoInit } from '../../../../src/model/types.js';
 import { workerInfo } from '../../../../src/model/workerInfo.js';
 
 const [endpoints = '', namespace = '', ttl = '2', worker = '{}', mode = 'close'] = process.argv.slice(2);
-const publisher = etcdDiscovery({ endpoints, namespace, ttl: Number(ttl) }).publisher();
+const publisher = etcdDiscovery(namespace, { endpoints, ttl: Number(ttl) }).publisher();
 await publisher.publish('worker-added', workerInfo(JSON.parse(worker) as WorkerInfoInit));
 process.stdout.write('readded\n');
 if (mode === 'close') await publisher.close();

@@ -8,7 +8,7 @@ import { etcdDiscovery } from '../../../../src/backends/etcd/index.js';
 import { workerInfo } from '../../../../src/model/workerInfo.js';
 
 const [endpoints = '', namespace = '', count = '1', publish = 'no'] = process.argv.slice(2);
-const discovery = etcdDiscovery({ endpoints, namespace, ttl: 2 });
+const discovery = etcdDiscovery(namespace, { endpoints, ttl: 2 });
 const publisher = publish === 'yes' ? discovery.publisher() : undefined;
 if (publisher !== undefined) {
   await publisher.publish('worker-added', workerInfo({ uid: randomUUID(), address: '127.0.0.1:1', pid: process.pid, version: '1' }));

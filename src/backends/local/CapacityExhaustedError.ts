@@ -1,4 +1,4 @@
-import { WoolrxError } from './WoolrxError.js';
+import { WoolrxError } from '../../errors/WoolrxError.js';
 
 /** A namespace has no free slot left for another worker. */
 export class CapacityExhaustedError extends WoolrxError {

@@ -1,5 +1,5 @@
-import { discoveryEvent } from '../events/discoveryEvent.js';
-import type { DiscoveryEvent, WorkerSnapshot } from '../events/types.js';
+import { discoveryEvent } from './discoveryEvent.js';
+import type { DiscoveryEvent, WorkerSnapshot } from './types.js';
 import { describeValue } from '../model/describeValue.js';
 import { sameWorker } from '../model/sameWorker.js';
 import type { WorkerInfo } from '../model/types.js';

@@ -1,4 +1,4 @@
-import { WoolrxError } from './WoolrxError.js';
+import { WoolrxError } from '../../errors/WoolrxError.js';
 
 /** A worker's encoded metadata does not fit in its block. */
 export class BlockExhaustedError extends WoolrxError {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WorkerLedger } from '../../src/discovery/WorkerLedger.js';
+import { WorkerLedger } from '../../src/events/WorkerLedger.js';
 import type { DiscoveryEvent } from '../../src/events/types.js';
 import type { WorkerInfo } from '../../src/model/types.js';
 import { testWorker } from '../../src/testing/testWorker.js';
