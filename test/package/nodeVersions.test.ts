@@ -8,7 +8,8 @@
 // publish waits for wool's lock held by a wool-style locker (Python's
 // fcntl.flock, as portalocker takes it) and proceeds once it is released, and
 // the CLI (`npx woolrx`) watches the namespace. The arm64 addon is loaded by
-// the official arm64 Node under qemu-user and contends with an x64 holder.
+// the official arm64 Node under qemu-user and contends with an x64 holder;
+// the musl addon is loaded by musl's own dynamic loader.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -148,6 +149,18 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
     assert.equal(out['result'], 'WOOLRX_FLOCK_UNAVAILABLE');
     assert.equal(out['name'], 'FlockUnavailableError');
     assert.match(out['message'] ?? '', /^woolrx\/local cannot take flock\(2\) locks on linux-x64 \(glibc\): no prebuilt addon for it \(.*woolrx-flock\.glibc\.node is missing; woolrx ships linux-x64 \(glibc, musl\), linux-arm64 \(glibc\)\)\. Use the memory, lan or etcd backend here$/);
+  });
+
+  it('linux-x64 musl: the prebuilt addon loads under musl\'s dynamic loader and locks (a C harness stands in for Node-API)', () => {
+    // No official musl Node is on the npm registry; the harness (built with
+    // musl-gcc, as the addon is) provides the napi_* functions the addon calls.
+    const tmp = scratch('musl');
+    const harness = join(tmp, 'harness');
+    const built = spawnSync('musl-gcc', ['-O2', '-rdynamic', '-o', harness, join(FIXTURES, 'napiHarness.c')], { encoding: 'utf8' });
+    assert.equal(built.status, 0, `musl-gcc (Debian: apt-get install musl-tools): ${built.stderr}`);
+    const run = spawnSync(harness, [join(REPO, 'prebuilds/linux-x64/woolrx-flock.musl.node'), join(tmp, 'lock')], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), '0 11 0', 'locked, EWOULDBLOCK through a second open file description, unlocked');
   });
 
   it('linux-arm64: the official arm64 Node loads the prebuilt addon (under qemu-user) and its flock excludes an x64 holder', () => {
