@@ -1,6 +1,6 @@
 // The backend contract: Discovery and WorkerPublisher as a user sees them.
 import type { Observable } from 'rxjs';
-import type { Discovery, DiscoveryDiagnostic, DiscoveryEvent, WorkerInfo, WorkerPublisher } from '../src/index.js';
+import type { Discovery, DiscoveryDiagnostic, DiscoveryEvent, DiscoveryItem, DiscoverySynced, WorkerInfo, WorkerPublisher } from '../src/index.js';
 import { memoryDiscovery } from '../src/index.js';
 import { expectTrue, expectType, type Equal } from './expect.js';
 
@@ -11,6 +11,11 @@ expectType<Observable<DiscoveryEvent>>()(discovery.events());
 discovery.events((w) => w.tags.includes('gpu'));
 // @ts-expect-error the filter takes a WorkerInfo
 discovery.events((w: string) => w.length > 0);
+// watch(): the events and one { type: 'synced' }, told apart by `type`.
+expectType<Observable<DiscoveryItem>>()(discovery.watch((w) => w.tags.includes('gpu')));
+declare const item: DiscoveryItem;
+if (item.type === 'synced') expectTrue<Equal<typeof item, DiscoverySynced>>();
+else expectTrue<Equal<typeof item, DiscoveryEvent>>();
 expectTrue<Equal<typeof discovery.diagnostics, Observable<DiscoveryDiagnostic>>>();
 expectTrue<Equal<typeof discovery.namespace, string>>();
 

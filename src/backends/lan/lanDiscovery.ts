@@ -100,7 +100,10 @@ export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = 
       // Sightings pass through expiry on their way to the sink; the end of
       // the initial state and a failure go to the sink directly.
       const sightings = new Subject<DiscoveryEvent>();
-      const expiry = sightings.pipe(expireWorkers(expireAfter)).subscribe((event) => sink.next(event));
+      const expiry = sightings.pipe(expireWorkers(expireAfter)).subscribe({
+        next: (event) => sink.next(event),
+        error: (error: unknown) => sink.error(error),
+      });
       const browse = browseWorkers(
         { namespace, serviceType, requeryInterval, expireAfter, interface: iface, port, report, syncWindow },
         {
