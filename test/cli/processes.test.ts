@@ -97,7 +97,7 @@ describe('woolrx CLI, end to end on the local backend', () => {
     assert.deepEqual(await b.stop(), { code: 0, signal: null });
   });
 
-  it('bad arguments: a one-line reason then the usage on stderr, nothing on stdout, exit 2', async () => {
+  it('bad arguments: a one-line reason then one line pointing at --help on stderr, nothing on stdout, exit 2', async () => {
     const ns = namespace('bad');
     const cases: [string[], RegExp][] = [
       [[], /^woolrx: missing command$/],
@@ -117,10 +117,10 @@ describe('woolrx CLI, end to end on the local backend', () => {
         const child = woolrx(args);
         const exit = await child.exited;
         assert.deepEqual(exit, { code: 2, signal: null }, `${args.join(' ')}: ${child.stderr}`);
-        const [first, blank, usage] = child.stderr.split('\n');
+        const [first, help, end] = child.stderr.split('\n');
         assert.match(first ?? '', reason);
-        assert.equal(blank, '');
-        assert.match(usage ?? '', /^Usage: woolrx /);
+        assert.match(help ?? '', /^Run 'woolrx( \w+)? --help' for the options\.$/);
+        assert.equal(end, '', 'two lines, no usage dump');
         assert.deepEqual(child.pending(), [], 'stdout stays empty');
       }),
     );

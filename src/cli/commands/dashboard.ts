@@ -16,7 +16,7 @@ function portOf(values: CliValues): number {
 /**
  * `woolrx dashboard --namespace NS [--port P]`: serves a page with the live
  * worker table on 127.0.0.1 (fed by Server-Sent Events, one subscription
- * per open page), prints its URL, and runs until SIGINT or SIGTERM.
+ * per open page), prints its URL, and runs until SIGINT, SIGTERM or SIGHUP.
  */
 export const dashboard: CliCommand = {
   name: 'dashboard',

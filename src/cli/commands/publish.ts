@@ -10,7 +10,7 @@ const defaults = () => ({ uid: randomUUID, pid: process.pid, version: packageVer
 
 /**
  * `woolrx publish --namespace NS --address HOST:PORT [...]`: registers one
- * worker, prints its uid, stays until SIGINT or SIGTERM, then withdraws it.
+ * worker, prints its uid, stays until SIGINT, SIGTERM or SIGHUP, then withdraws it.
  */
 export const publish: CliCommand = {
   name: 'publish',

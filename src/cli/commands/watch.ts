@@ -9,7 +9,7 @@ import type { CliCommand } from '../types.js';
 /**
  * `woolrx watch --namespace NS [--json]`: prints every worker event of a
  * namespace — NDJSON with `--json`, a live table redrawn in place when
- * stdout is a terminal, aligned text lines otherwise — until SIGINT or
+ * stdout is a terminal, aligned text lines otherwise — until SIGINT, SIGHUP or
  * SIGTERM (or until stdout goes away), then unsubscribes. Diagnostics
  * (skipped malformed records) go to stderr, or under the live table.
  */
