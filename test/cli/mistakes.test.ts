@@ -46,10 +46,10 @@ describe('woolrx publish on SIGHUP', { timeout: 60_000 }, () => {
       const watch = woolrx(['watch', '-n', ns, '--json']);
       const publisher = woolrx(['publish', '-n', ns, '-a', '127.0.0.1:7000', '--uid', uid]);
       assert.equal(await publisher.line(), uid);
-      assert.equal((JSON.parse(await watch.line()) as { type: string }).type, 'worker-added');
+      assert.equal(((await watch.event()) as { type: string }).type, 'worker-added');
       assert.deepEqual(await publisher.stop('SIGHUP'), { code: 0, signal: null });
       assert.equal(publisher.stderr, '');
-      assert.equal((JSON.parse(await watch.line()) as { type: string }).type, 'worker-dropped');
+      assert.equal(((await watch.event()) as { type: string }).type, 'worker-dropped');
       assert.deepEqual(await watch.stop('SIGHUP'), { code: 0, signal: null });
       assert.deepEqual(residue(ns, [uid]), []);
     } finally {
