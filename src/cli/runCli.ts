@@ -1,4 +1,4 @@
-import { errorMessage } from '../discovery/errorMessage.js';
+import { cliErrorMessage } from './cliErrorMessage.js';
 import type { Discovery } from '../discovery/types.js';
 import { packageVersion } from './packageVersion.js';
 import { parseCommandLine } from './parseCommandLine.js';
@@ -96,7 +96,7 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
     });
   } catch (error) {
     if (error instanceof UsageError) return usageFailure(error);
-    stderr.write(`woolrx ${command.name}: ${errorMessage(error)}\n`);
+    stderr.write(`woolrx ${command.name}: ${cliErrorMessage(error, namespace)}\n`);
     return 1;
   } finally {
     io.signal.removeEventListener('abort', stop);

@@ -25,7 +25,7 @@ describe('woolrx: the mistakes a newcomer makes', { timeout: 60_000 }, () => {
     [['publish', '-b', 'lan', '-n', ns, '-a', '10.0.0.5:7000', '--advertise-host', '0.0.0.0'], /^woolrx publish: --advertise-host must be the address peers should connect to/],
   ];
   for (const [args, reason] of cases) {
-    it(`woolrx ${args.join(' ')}`, async () => {
+    it(`woolrx ${args.join(' ').replaceAll(ns, 'NS')}`, async () => {
       const child = woolrx(args);
       assert.deepEqual(await child.exited, { code: 2, signal: null }, child.stderr);
       const lines = child.stderr.split('\n');
@@ -55,5 +55,40 @@ describe('woolrx publish on SIGHUP', { timeout: 60_000 }, () => {
     } finally {
       sweep(ns, [uid]);
     }
+  });
+});
+
+describe('woolrx: runtime failures name the fix (status 1, one line)', { timeout: 60_000 }, () => {
+  it('a record larger than its block → --block-size', async () => {
+    const ns = uniqueNamespace('block');
+    const uid = randomUUID();
+    try {
+      const child = woolrx(['publish', '-n', ns, '-a', '127.0.0.1:7000', '--uid', uid, '--block-size', '64']);
+      assert.deepEqual(await child.exited, { code: 1, signal: null }, child.stderr);
+      assert.match(child.stderr, /^woolrx publish: the worker's metadata needs \d+ bytes but a block of namespace "[^"]+" holds 64: shorten --tag\/--extra, or pass a larger --block-size\n$/);
+    } finally {
+      sweep(ns, [uid]);
+    }
+  });
+
+  it('a full namespace → --capacity', async () => {
+    const ns = uniqueNamespace('full');
+    const [a, b] = [randomUUID(), randomUUID()];
+    try {
+      const first = woolrx(['publish', '-n', ns, '-a', '127.0.0.1:7000', '--uid', a, '--capacity', '1']);
+      assert.equal(await first.line(), a);
+      const second = woolrx(['publish', '-n', ns, '-a', '127.0.0.1:7001', '--uid', b, '--capacity', '1']);
+      assert.deepEqual(await second.exited, { code: 1, signal: null }, second.stderr);
+      assert.match(second.stderr, /^woolrx publish: namespace "[^"]+" is full \(1 workers\): stop a worker, or use a new namespace with a larger --capacity .*\n$/);
+      assert.deepEqual(await first.stop('SIGTERM'), { code: 0, signal: null });
+    } finally {
+      sweep(ns, [a, b]);
+    }
+  });
+
+  it('etcd not running → start etcd, or --endpoints', async () => {
+    const child = woolrx(['publish', '-b', 'etcd', '--endpoints', 'http://127.0.0.1:1', '--request-timeout', '1000', '-n', 'x', '-a', 'h:1']);
+    assert.deepEqual(await child.exited, { code: 1, signal: null }, child.stderr);
+    assert.equal(child.stderr, 'woolrx publish: etcd unreachable at http://127.0.0.1:1: start etcd, or pass --endpoints URL\n');
   });
 });

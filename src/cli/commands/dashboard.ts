@@ -1,3 +1,4 @@
+import { diagnosticLines } from '../diagnosticLines.js';
 import { startDashboard } from '../dashboard/startDashboard.js';
 import { parseIntegerFlag } from '../parseIntegerFlag.js';
 import type { CliCommand, CliValues } from '../types.js';
@@ -31,10 +32,7 @@ export const dashboard: CliCommand = {
   run: async (context) => {
     const { stdout, stderr, signal, values } = context;
     const discovery = await context.discovery();
-    const diagnostics = discovery.diagnostics.subscribe((diagnostic) => {
-      const uid = diagnostic.uid === undefined ? '' : ` (worker ${diagnostic.uid})`;
-      stderr.write(`woolrx dashboard: ${diagnostic.kind}${uid}: ${diagnostic.message}\n`);
-    });
+    const diagnostics = discovery.diagnostics.subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx dashboard: ${text}\n`) }));
     try {
       const server = await startDashboard(discovery, { port: portOf(values) });
       try {

@@ -1,8 +1,9 @@
 import { firstValueFrom, last, map, race, scan, takeWhile } from 'rxjs';
 import type { DiscoveryEvent, DiscoveryItem } from '../../events/types.js';
-import { errorMessage } from '../../discovery/errorMessage.js';
+import { cliErrorMessage } from '../cliErrorMessage.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { aborted } from '../aborted.js';
+import { diagnosticLines } from '../diagnosticLines.js';
 import { workerJson } from '../formatEventJson.js';
 import { safeCell } from '../table/safeCell.js';
 import type { CliCommand } from '../types.js';
@@ -51,10 +52,7 @@ export const list: CliCommand = {
   run: async (context) => {
     const { stdout, stderr, signal, values } = context;
     const discovery = await context.discovery();
-    const diagnostics = discovery.diagnostics.subscribe((diagnostic) => {
-      const uid = diagnostic.uid === undefined ? '' : ` (worker ${diagnostic.uid})`;
-      stderr.write(`woolrx list: ${diagnostic.kind}${uid}: ${diagnostic.message}\n`);
-    });
+    const diagnostics = discovery.diagnostics.subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx list: ${text}\n`) }));
     try {
       // The initial workers, up to the synced marker.
       const initial = discovery.watch().pipe(
@@ -78,7 +76,7 @@ export const list: CliCommand = {
       }
       return 0;
     } catch (error) {
-      stderr.write(`woolrx list: ${errorMessage(error)}\n`);
+      stderr.write(`woolrx list: ${cliErrorMessage(error, context.namespace)}\n`);
       return 1;
     } finally {
       diagnostics.unsubscribe();

@@ -1,6 +1,7 @@
 import { catchError, endWith, finalize, firstValueFrom, ignoreElements, map, mergeWith, of, race, tap } from 'rxjs';
-import { errorMessage } from '../../discovery/errorMessage.js';
+import { cliErrorMessage } from '../cliErrorMessage.js';
 import { aborted } from '../aborted.js';
+import { diagnosticLines } from '../diagnosticLines.js';
 import { formatEventJson } from '../formatEventJson.js';
 import { formatEventText } from '../formatEventText.js';
 import { LiveTable } from '../table/LiveTable.js';
@@ -54,10 +55,7 @@ export const watch: CliCommand = {
       else stderr.write(`woolrx watch: ${text}\n`);
     };
     const diagnostics = discovery.diagnostics.pipe(
-      tap((diagnostic) => {
-        const uid = diagnostic.uid === undefined ? '' : ` (worker ${diagnostic.uid})`;
-        note(`${diagnostic.kind}${uid}: ${diagnostic.message}`);
-      }),
+      tap(diagnosticLines({ line: note, ...(table === undefined ? {} : { status: (text) => table.status(text) }) })),
     );
     // The table shows "loading workers…" until the initial state is complete,
     // and every event as it happened (as --json does).
@@ -73,7 +71,7 @@ export const watch: CliCommand = {
       ignoreElements(),
       endWith(0),
       catchError((error: unknown) => {
-        stderr.write(`woolrx watch: ${errorMessage(error)}\n`);
+        stderr.write(`woolrx watch: ${cliErrorMessage(error, context.namespace)}\n`);
         return of(1);
       }),
       mergeWith(diagnostics.pipe(ignoreElements())),
