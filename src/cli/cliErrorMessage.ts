@@ -29,8 +29,8 @@ export function cliErrorMessage(error: unknown, namespace: string): string {
       return `${errorMessage(error)}; remove it once no process uses namespace ${ns}, or pick another namespace`;
     }
     case 'WOOLRX_ETCD_UNAVAILABLE': {
-      const endpoints = Array.isArray(fields['endpoints']) ? (fields['endpoints'] as unknown[]).join(', ') : 'its endpoints';
-      return `etcd unreachable at ${endpoints}: start etcd, or pass --endpoints URL`;
+      // "etcd is unreachable at URL: <cause>", then the fix.
+      return `${errorMessage(error).replace(/\s*\n\s*/g, ' ')}; start etcd, or pass --endpoints URL`;
     }
     case 'WOOLRX_LOCK_TIMEOUT':
       return `${errorMessage(error)}: another process holds namespace ${ns}'s lock; find it, or pass a larger --lock-timeout`;

@@ -16,7 +16,10 @@ describe('cliErrorMessage', () => {
       cliErrorMessage(coded('WOOLRX_UNSAFE_OBJECT', { owner: other, path: '/dev/shm/woolrx-lock-x' }), 'ns'),
       `namespace "ns" belongs to uid ${other} (/dev/shm/woolrx-lock-x); pick another namespace, or run as uid ${other}`,
     );
-    assert.equal(cliErrorMessage(coded('WOOLRX_ETCD_UNAVAILABLE', { endpoints: ['http://a:2379'] }), 'ns'), 'etcd unreachable at http://a:2379: start etcd, or pass --endpoints URL');
+    assert.equal(
+      cliErrorMessage(coded('WOOLRX_ETCD_UNAVAILABLE', { endpoints: ['http://a:2379'] }, 'etcd is unreachable at http://a:2379: 14 UNAVAILABLE: connect ECONNREFUSED'), 'ns'),
+      'etcd is unreachable at http://a:2379: 14 UNAVAILABLE: connect ECONNREFUSED; start etcd, or pass --endpoints URL',
+    );
     assert.match(cliErrorMessage(coded('WOOLRX_LOCK_TIMEOUT', {}), 'ns'), /--lock-timeout$/);
     assert.equal(cliErrorMessage(new Error('other'), 'ns'), 'other');
   });

@@ -89,6 +89,6 @@ describe('woolrx: runtime failures name the fix (status 1, one line)', { timeout
   it('etcd not running → start etcd, or --endpoints', async () => {
     const child = woolrx(['publish', '-b', 'etcd', '--endpoints', 'http://127.0.0.1:1', '--request-timeout', '1000', '-n', 'x', '-a', 'h:1']);
     assert.deepEqual(await child.exited, { code: 1, signal: null }, child.stderr);
-    assert.equal(child.stderr, 'woolrx publish: etcd unreachable at http://127.0.0.1:1: start etcd, or pass --endpoints URL\n');
+    assert.match(child.stderr, /^woolrx publish: etcd is unreachable at http:\/\/127\.0\.0\.1:1: .*; start etcd, or pass --endpoints URL\n$/);
   });
 });
