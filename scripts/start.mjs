@@ -2,8 +2,8 @@
 // `npm start`: runs the CLI from dist/ (`node scripts/start.mjs demo`), building
 // it first only when dist/ is missing or older than what it is built from. The
 // build's output goes to stderr, so piped stdout carries the command's output
-// alone (NDJSON for the demo); the project's .npmrc sends npm's own banner to
-// stderr too.
+// alone (NDJSON for the demo). npm prints its own `> woolrx start` banner on
+// stdout: pipe `npm --silent start | …` (or run `node dist/cli/main.js demo`).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

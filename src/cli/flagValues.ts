@@ -40,7 +40,9 @@ export const flagValues = Object.freeze({
     try {
       return readFileSync(path);
     } catch (error) {
-      throw new UsageError(`--${flag} ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      const code = (error as NodeJS.ErrnoException).code;
+      const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'a directory, not a file' : (code ?? String(error));
+      throw new UsageError(`--${flag} ${path}: ${reason} (give the path of a PEM file)`);
     }
   },
 });

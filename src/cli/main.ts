@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
- * The `woolrx` executable: wires the process (argv, stdio, SIGINT/SIGTERM,
- * exit status) to {@link runCli}. A second signal exits at once.
+ * The `woolrx` executable: wires the process (argv, stdio, SIGINT/SIGTERM/SIGHUP,
+ * exit status) to {@link runCli}. SIGHUP (the terminal or tmux pane closed)
+ * stops a command as SIGTERM does: it withdraws and cleans up. A second
+ * signal exits at once.
  * @packageDocumentation
  */
 import { runCli } from './runCli.js';
@@ -10,11 +12,12 @@ const controller = new AbortController();
 let signals = 0;
 const onSignal = (signal: NodeJS.Signals): void => {
   signals += 1;
-  if (signals > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
+  if (signals > 1) process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
   controller.abort();
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+process.on('SIGHUP', onSignal);
 
 // A command waiting for a signal holds no handle of its own (a registered
 // publisher needs none): keep the event loop alive until it returns.

@@ -26,14 +26,29 @@ function toParseArgsOptions(flags: CliFlags): NonNullable<ParseArgsConfig['optio
   return options;
 }
 
-/** node:util's messages, made one line and free of hints about positionals we refuse anyway. */
-function parseArgsMessage(error: unknown): string {
+/**
+ * node:util's messages in the CLI's words: one line, naming the flag by its
+ * long name, free of parseArgs' internals (`argument missing`, `ambiguous`).
+ */
+function parseArgsMessage(error: unknown, flags: CliFlags): string {
   if (!(error instanceof Error)) return String(error);
   const { code } = error as NodeJS.ErrnoException;
   const quoted = /'([^']*)'/.exec(error.message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted !== undefined) return `unknown option ${quoted}`;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted !== undefined) return `unknown option ${quoted.split('=')[0] ?? quoted}`;
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted !== undefined) {
     return `unexpected argument ${JSON.stringify(quoted)}`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted !== undefined) {
+    const long = /--([\w-]+)/.exec(quoted)?.[1];
+    const short = /^-(\w)/.exec(quoted)?.[1];
+    const name = long ?? Object.entries(flags).find(([, flag]) => flag.short === short)?.[0] ?? quoted.replace(/^-+/, '');
+    const flag = flags[name];
+    if (/does not take an argument/.test(error.message)) return `--${name} takes no value`;
+    const value = flag?.valueName ?? 'VALUE';
+    if (/ambiguous/.test(error.message)) {
+      return `--${name} needs a value (one that starts with "-" is written --${name}=${value})`;
+    }
+    return `--${name} needs a value (--${name} ${value})`;
   }
   return error.message.replace(/\s*\n\s*/g, ' ');
 }
@@ -108,7 +123,7 @@ export function parseCommandLine(
     }) as { values: CliValues });
   } catch (error) {
     if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command };
-    throw new UsageError(parseArgsMessage(error), command);
+    throw new UsageError(parseArgsMessage(error, allFlags), command);
   }
   if (values['help'] === true) return { kind: 'help', command };
 

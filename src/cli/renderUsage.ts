@@ -79,6 +79,6 @@ export function renderUsage(
       lines.push('', `Options of --backend ${name}:`, ...table(rows));
     }
   }
-  lines.push('', 'Exit status: 0 on success or interruption (SIGINT/SIGTERM), 1 on failure, 2 on bad arguments.');
+  lines.push('', 'Exit status: 0 on success or interruption (SIGINT/SIGTERM/SIGHUP), 1 on failure, 2 on bad arguments.');
   return `${lines.join('\n')}\n`;
 }

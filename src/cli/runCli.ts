@@ -1,17 +1,33 @@
-import { errorMessage } from '../discovery/errorMessage.js';
+import { cliErrorMessage } from './cliErrorMessage.js';
 import type { Discovery } from '../discovery/types.js';
 import { packageVersion } from './packageVersion.js';
 import { parseCommandLine } from './parseCommandLine.js';
 import type { CliRegistry } from './parseCommandLine.js';
 import { renderUsage } from './renderUsage.js';
-import type { CliIo, CommandLine } from './types.js';
+import type { CliFlags, CliIo, CommandLine } from './types.js';
 import { UsageError } from './UsageError.js';
 
 
 /**
+ * A factory's `TypeError` in the words of the command line:
+ * `etcdDiscovery: option endpoints must be …` → `--endpoints must be …`
+ * (or `option tls must be …` where no flag sets the option).
+ */
+function inFlagTerms(message: string, flags: CliFlags): string {
+  const match = /^\w+Discovery: (?:option ([\w.]+) )?/.exec(message);
+  if (match === null) return message;
+  const rest = message.slice(match[0].length);
+  const option = match[1];
+  if (option === undefined) return rest;
+  const flag = option.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  return Object.prototype.hasOwnProperty.call(flags, flag) ? `--${flag} ${rest}` : `option ${option} ${rest}`;
+}
+
+/**
  * Runs `woolrx` with the given arguments and streams; resolves with the
  * exit status: 0 on success or interruption, 1 on a runtime failure, 2 on
- * bad arguments (one line naming the problem, then the usage, on stderr).
+ * bad arguments (one line naming the problem, then one pointing at `--help`,
+ * on stderr).
  *
  * A command runs until `io.signal` aborts. If stdout fails with `EPIPE`
  * (the reader went away, e.g. `| head -1`) the command stops quietly and
@@ -30,7 +46,7 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
   const { stdout, stderr } = io;
   const usageFailure = (error: UsageError): number => {
     const prefix = error.command === undefined ? 'woolrx' : `woolrx ${error.command.name}`;
-    stderr.write(`${prefix}: ${error.message}\n\n${renderUsage(error.command, registry)}`);
+    stderr.write(`${prefix}: ${error.message}\nRun '${prefix} --help' for the options.\n`);
     return 2;
   };
 
@@ -72,7 +88,7 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
           return await backend.create(namespace, values);
         } catch (error) {
           if (error instanceof UsageError || error instanceof TypeError) {
-            throw new UsageError(error.message, command);
+            throw new UsageError(inFlagTerms(error.message, backend.flags), command);
           }
           throw error;
         }
@@ -80,7 +96,7 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
     });
   } catch (error) {
     if (error instanceof UsageError) return usageFailure(error);
-    stderr.write(`woolrx ${command.name}: ${errorMessage(error)}\n`);
+    stderr.write(`woolrx ${command.name}: ${cliErrorMessage(error, namespace)}\n`);
     return 1;
   } finally {
     io.signal.removeEventListener('abort', stop);

@@ -17,6 +17,19 @@ const INT_OPTIONS = [
   'maxConcurrentStreams',
 ] as const;
 
+const FIELDS: readonly string[] = ['uid', 'address', 'pid', 'version', 'tags', 'extra', 'secure', 'options'];
+
+/** A key {@link workerInfo} does not know (`tag`, `extras`): refused, as factories refuse unknown options. */
+function checkKeys(init: object): void {
+  for (const key of Object.keys(init)) {
+    if (FIELDS.includes(key)) continue;
+    const near = FIELDS.find((field) => field === `${key}s` || `${field}s` === key);
+    throw new TypeError(
+      `Invalid worker field: ${JSON.stringify(key)} (expected one of ${FIELDS.join(', ')}${near === undefined ? '' : `; did you mean ${near}?`})`,
+    );
+  }
+}
+
 function fail(field: string, value: unknown, expected: string): never {
   throw new TypeError(`Invalid worker ${field}: ${describeValue(value)} (expected ${expected})`);
 }
@@ -115,12 +128,14 @@ const made = new WeakSet<object>();
  * @returns The frozen worker.
  * @throws {TypeError} Naming the field and the bad value: a uid that is not a
  * (non-nil) UUID, an address without a port, a pid that is not a
- * non-negative int32, a non-string tag or extra value, a bad option.
+ * non-negative int32, a non-string tag or extra value, a bad option, a key
+ * that is not a field (`tag`, `extras`).
  */
 export function workerInfo(init: WorkerInfoInit): WorkerInfo {
   // Made here already: valid, and deeply frozen, so still valid.
   if (made.has(init)) return init as WorkerInfo;
   if (init === null || typeof init !== 'object') fail('init', init, 'an object');
+  checkKeys(init);
   const { uid, address, pid, version, secure } = init;
   if (typeof uid !== 'string' || !UUID.test(uid)) fail('uid', uid, 'a hyphenated UUID');
   const normalizedUid = uid.toLowerCase();

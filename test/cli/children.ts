@@ -71,6 +71,17 @@ export class Child {
     });
   }
 
+  /**
+   * The next worker event of `watch --json`, parsed: skips the
+   * `{"type":"synced"}` marker that follows the initial workers.
+   */
+  async event(timeout = 15_000): Promise<unknown> {
+    for (;;) {
+      const line = await this.line(timeout);
+      if (line !== '{"type":"synced"}') return JSON.parse(line) as unknown;
+    }
+  }
+
   /** Lines already read but not consumed. */
   pending(): readonly string[] {
     return this.lines;

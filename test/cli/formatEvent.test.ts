@@ -28,9 +28,21 @@ const rich = workerInfo({
 const at = new Date(2026, 11, 2, 9, 3, 4, 5);
 
 describe('formatEventJson', () => {
-  it('writes exactly the documented shape, fields in a fixed order', () => {
+  it("writes exactly the documented shape, fields in a fixed order, without wool's default channel options", () => {
     assert.equal(
       formatEventJson(discoveryEvent('worker-added', plain)),
+      '{"type":"worker-added","worker":{"uid":"6f1d2b1c-4c0b-4e7e-9a56-0c2b9d1d7e11","address":"127.0.0.1:50051",' +
+        '"pid":4242,"version":"0.13.1","tags":[],"extra":{},"secure":false}}',
+    );
+  });
+
+  it('keeps only the channel options that differ from the defaults; full keeps them all', () => {
+    assert.deepEqual((JSON.parse(formatEventJson(discoveryEvent('worker-added', rich))) as { worker: { options: unknown } }).worker.options, {
+      maxConcurrentStreams: 7,
+      compression: 'gzip',
+    });
+    assert.equal(
+      formatEventJson(discoveryEvent('worker-added', plain), true),
       '{"type":"worker-added","worker":{"uid":"6f1d2b1c-4c0b-4e7e-9a56-0c2b9d1d7e11","address":"127.0.0.1:50051",' +
         '"pid":4242,"version":"0.13.1","tags":[],"extra":{},"secure":false,"options":{' +
         '"maxReceiveMessageLength":104857600,"maxSendMessageLength":104857600,"keepaliveTimeMs":30000,' +
@@ -41,7 +53,7 @@ describe('formatEventJson', () => {
 
   it('round-trips every field through JSON.parse, on one line', () => {
     for (const type of ['worker-added', 'worker-updated', 'worker-dropped'] as const) {
-      const line = formatEventJson(discoveryEvent(type, rich));
+      const line = formatEventJson(discoveryEvent(type, rich), true);
       assert.ok(!line.includes('\n'));
       assert.deepEqual(JSON.parse(line), { type, worker: JSON.parse(JSON.stringify(rich)) as unknown });
     }

@@ -18,8 +18,10 @@ function namespace(label: string, ...uids: string[]): string {
   return ns;
 }
 
+/** A worker as `watch --json` prints it: wool's default channel options left out. */
 function json(worker: WorkerInfo): unknown {
-  return JSON.parse(JSON.stringify(worker));
+  const { options: _options, ...fields } = JSON.parse(JSON.stringify(worker)) as Record<string, unknown>;
+  return fields;
 }
 
 after(() => {
@@ -45,12 +47,12 @@ describe('woolrx CLI, end to end on the local backend', () => {
       uid, address: '[::1]:9000', pid: publisher.process.pid ?? -1, version: 'ü-2',
       tags: ['gpu', 'cpu'], extra: { zone: 'eu-1', expr: 'a=b' }, secure: true,
     });
-    assert.deepEqual(JSON.parse(await watchJson.line()), { type: 'worker-added', worker: json(expected) });
+    assert.deepEqual((await watchJson.event()), { type: 'worker-added', worker: json(expected) });
     const text = await watchText.line();
     assert.match(text, new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\+ ${uid.slice(0, 8)} \\[::1\\]:9000 +${expected.pid} ü-2 +cpu,gpu +expr="a=b",zone=eu-1 secure$`));
 
     assert.deepEqual(await publisher.stop('SIGTERM'), { code: 0, signal: null });
-    assert.deepEqual(JSON.parse(await watchJson.line()), { type: 'worker-dropped', worker: json(expected) });
+    assert.deepEqual((await watchJson.event()), { type: 'worker-dropped', worker: json(expected) });
     assert.match(await watchText.line(), new RegExp(` - ${uid.slice(0, 8)} `));
 
     assert.deepEqual(await watchJson.stop('SIGINT'), { code: 0, signal: null });
@@ -66,13 +68,13 @@ describe('woolrx CLI, end to end on the local backend', () => {
     used.at(-1)?.uids.push(uid);
     assert.match(uid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const watch = woolrx(['watch', '-n', ns, '--json']);
-    const added = JSON.parse(await watch.line()) as { type: string; worker: WorkerInfo };
+    const added = (await watch.event()) as { type: string; worker: WorkerInfo };
     assert.equal(added.type, 'worker-added');
     assert.equal(added.worker.uid, uid);
     assert.equal(added.worker.pid, publisher.process.pid);
     assert.equal(added.worker.version, packageVersion);
     assert.deepEqual(await publisher.stop('SIGINT'), { code: 0, signal: null });
-    assert.equal((JSON.parse(await watch.line()) as { type: string }).type, 'worker-dropped');
+    assert.equal(((await watch.event()) as { type: string }).type, 'worker-dropped');
     assert.deepEqual(await watch.stop('SIGTERM'), { code: 0, signal: null });
   });
 
@@ -83,7 +85,7 @@ describe('woolrx CLI, end to end on the local backend', () => {
     const watch = woolrx(['watch', '-n', ns, '--json']);
     const a = woolrx(['publish', '-n', ns, '-a', 'h:1', '--uid', first]);
     assert.equal(await a.line(), first);
-    assert.equal((JSON.parse(await watch.line()) as { worker: WorkerInfo }).worker.uid, first);
+    assert.equal(((await watch.event()) as { worker: WorkerInfo }).worker.uid, first);
     watch.process.stdout.destroy(); // the reader goes away, like `head -1` after one line
     const b = woolrx(['publish', '-n', ns, '-a', 'h:2', '--uid', second]);
     assert.equal(await b.line(), second);
@@ -97,7 +99,7 @@ describe('woolrx CLI, end to end on the local backend', () => {
     assert.deepEqual(await b.stop(), { code: 0, signal: null });
   });
 
-  it('bad arguments: a one-line reason then the usage on stderr, nothing on stdout, exit 2', async () => {
+  it('bad arguments: a one-line reason then one line pointing at --help on stderr, nothing on stdout, exit 2', async () => {
     const ns = namespace('bad');
     const cases: [string[], RegExp][] = [
       [[], /^woolrx: missing command$/],
@@ -117,10 +119,10 @@ describe('woolrx CLI, end to end on the local backend', () => {
         const child = woolrx(args);
         const exit = await child.exited;
         assert.deepEqual(exit, { code: 2, signal: null }, `${args.join(' ')}: ${child.stderr}`);
-        const [first, blank, usage] = child.stderr.split('\n');
+        const [first, help, end] = child.stderr.split('\n');
         assert.match(first ?? '', reason);
-        assert.equal(blank, '');
-        assert.match(usage ?? '', /^Usage: woolrx /);
+        assert.match(help ?? '', /^Run 'woolrx( \w+)? --help' for the options\.$/);
+        assert.equal(end, '', 'two lines, no usage dump');
         assert.deepEqual(child.pending(), [], 'stdout stays empty');
       }),
     );

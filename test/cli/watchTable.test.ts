@@ -85,7 +85,7 @@ describe('woolrx watch on a terminal', () => {
     assert.ok(lines.every((line) => line.length <= 100));
 
     const json = jsonTerminal.text.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
-    assert.deepEqual(json, ['worker-added', 'worker-updated', 'worker-dropped']);
+    assert.deepEqual(json, ['synced', 'worker-added', 'worker-updated', 'worker-dropped'], 'the empty pool synced, then the events');
     assert.doesNotMatch(jsonTerminal.text, /\u001b/);
 
     assert.deepEqual(pipe.text.trimEnd().split('\n').map((line) => line.split(' ')[1]), ['+', '~', '-']);
@@ -129,7 +129,7 @@ describe('woolrx watch on a terminal', () => {
     for (const watcher of watchers) watcher.stop();
     assert.deepEqual(await Promise.all(watchers.map((watcher) => watcher.done)), [0, 0]);
     const json = jsonTerminal.text.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
-    assert.deepEqual(json, ['worker-added', 'worker-dropped', 'worker-added']);
+    assert.deepEqual(json, ['worker-added', 'synced', 'worker-dropped', 'worker-added'], 'the initial worker, synced, then the burst');
     const frames = terminal.text.split(/\u001b\[\d+F\u001b\[J|\r\u001b\[J/);
     assert.match(frames.at(-1) ?? '', /0b6a1c2d .* added 0s ago/, 'the row restarted with the re-add');
   });

@@ -94,6 +94,12 @@ describe('workerInfo', () => {
     rejects({ extra: { k: 'x\ud83d' } }, /extra\["k"\]: .*lone UTF-16 surrogate/);
   });
 
+  it('rejects a key that is not a field, as the factories reject unknown options', () => {
+    rejects({ tag: 'gpu' }, /^Invalid worker field: "tag" \(expected one of uid, address, .*; did you mean tags\?\)$/);
+    rejects({ extras: { zone: 'eu' } }, /field: "extras" .*did you mean extra\?/);
+    rejects({ host: 'x' }, /^Invalid worker field: "host" \(expected one of uid, address, pid, version, tags, extra, secure, options\)$/);
+  });
+
   it('accepts paired surrogates (emoji) in text', () => {
     assert.equal(workerInfo({ ...base, version: '1.0 \u{1f680}' }).version, '1.0 \u{1f680}');
   });

@@ -12,6 +12,15 @@ function pem(read: OptionReader, name: string, value: unknown): Buffer | undefin
   return read.fail(name, 'PEM text or bytes', value);
 }
 
+/** `http://[::1` matches {@link ENDPOINT} but no client can connect to it. */
+function parsesAsUrl(endpoint: string): boolean {
+  try {
+    return new URL(endpoint).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 function endpointsOf(read: OptionReader, value: unknown): string[] {
   if (value === undefined) return ['http://127.0.0.1:2379'];
   let list: unknown[];
@@ -20,7 +29,7 @@ function endpointsOf(read: OptionReader, value: unknown): string[] {
   else return read.fail('endpoints', 'a URL, a comma-separated list of URLs or an array of URLs', value);
   if (list.length === 0) read.fail('endpoints', 'at least one URL', value);
   const endpoints = list.map((endpoint) => {
-    if (typeof endpoint !== 'string' || !ENDPOINT.test(endpoint)) {
+    if (typeof endpoint !== 'string' || !ENDPOINT.test(endpoint) || !parsesAsUrl(endpoint)) {
       read.fail('endpoints', 'URLs like http://127.0.0.1:2379 or https://etcd.example:2379', endpoint);
     }
     return endpoint.replace(/\/$/, '');

@@ -1,3 +1,4 @@
+import { diagnosticLines } from '../diagnosticLines.js';
 import { startDashboard } from '../dashboard/startDashboard.js';
 import { parseIntegerFlag } from '../parseIntegerFlag.js';
 import type { CliCommand, CliValues } from '../types.js';
@@ -16,7 +17,7 @@ function portOf(values: CliValues): number {
 /**
  * `woolrx dashboard --namespace NS [--port P]`: serves a page with the live
  * worker table on 127.0.0.1 (fed by Server-Sent Events, one subscription
- * per open page), prints its URL, and runs until SIGINT or SIGTERM.
+ * per open page), prints its URL, and runs until SIGINT, SIGTERM or SIGHUP.
  */
 export const dashboard: CliCommand = {
   name: 'dashboard',
@@ -31,10 +32,7 @@ export const dashboard: CliCommand = {
   run: async (context) => {
     const { stdout, stderr, signal, values } = context;
     const discovery = await context.discovery();
-    const diagnostics = discovery.diagnostics.subscribe((diagnostic) => {
-      const uid = diagnostic.uid === undefined ? '' : ` (worker ${diagnostic.uid})`;
-      stderr.write(`woolrx dashboard: ${diagnostic.kind}${uid}: ${diagnostic.message}\n`);
-    });
+    const diagnostics = discovery.diagnostics.subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx dashboard: ${text}\n`) }));
     try {
       const server = await startDashboard(discovery, { port: portOf(values) });
       try {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { packageVersion } from '../packageVersion.js';
 import type { CliCommand } from '../types.js';
 import { firstValueFrom } from 'rxjs';
-import { errorMessage } from '../../discovery/errorMessage.js';
+import { cliErrorMessage } from '../cliErrorMessage.js';
 import { aborted } from '../aborted.js';
 import { workerFromFlags } from '../workerFromFlags.js';
 
@@ -10,7 +10,7 @@ const defaults = () => ({ uid: randomUUID, pid: process.pid, version: packageVer
 
 /**
  * `woolrx publish --namespace NS --address HOST:PORT [...]`: registers one
- * worker, prints its uid, stays until SIGINT or SIGTERM, then withdraws it.
+ * worker, prints its uid, stays until SIGINT, SIGTERM or SIGHUP, then withdraws it.
  */
 export const publish: CliCommand = {
   name: 'publish',
@@ -45,7 +45,7 @@ export const publish: CliCommand = {
       try {
         await publisher.publish('worker-added', worker);
       } catch (error) {
-        stderr.write(`woolrx publish: ${errorMessage(error)}\n`);
+        stderr.write(`woolrx publish: ${cliErrorMessage(error, context.namespace)}\n`);
         return 1;
       }
       stdout.write(`${worker.uid}\n`);

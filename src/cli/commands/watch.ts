@@ -1,32 +1,46 @@
 import { catchError, endWith, finalize, firstValueFrom, ignoreElements, map, mergeWith, of, race, tap } from 'rxjs';
-import { errorMessage } from '../../discovery/errorMessage.js';
+import { cliErrorMessage } from '../cliErrorMessage.js';
 import { aborted } from '../aborted.js';
+import { diagnosticLines } from '../diagnosticLines.js';
 import { formatEventJson } from '../formatEventJson.js';
 import { formatEventText } from '../formatEventText.js';
 import { LiveTable } from '../table/LiveTable.js';
 import type { CliCommand } from '../types.js';
+import { UsageError } from '../UsageError.js';
+
+/** The NDJSON line `watch --json` prints once the initial workers are out (`| head -1` ends on an empty pool). */
+const SYNCED_LINE = '{"type":"synced"}';
 
 /**
- * `woolrx watch --namespace NS [--json]`: prints every worker event of a
- * namespace — NDJSON with `--json`, a live table redrawn in place when
- * stdout is a terminal, aligned text lines otherwise — until SIGINT or
+ * `woolrx watch --namespace NS [--json [--full]]`: prints every worker event of a
+ * namespace — NDJSON with `--json` (the initial workers, then
+ * `{"type":"synced"}`, then the changes), a live table redrawn in place when
+ * stdout is a terminal, aligned text lines otherwise — until SIGINT, SIGHUP or
  * SIGTERM (or until stdout goes away), then unsubscribes. Diagnostics
  * (skipped malformed records) go to stderr, or under the live table.
  */
 export const watch: CliCommand = {
   name: 'watch',
   summary: 'Print the worker events of a namespace until interrupted',
-  synopsis: '--namespace NS [--json] [options]',
+  synopsis: '--namespace NS [--json [--full]] [options]',
   flags: {
     json: {
       type: 'boolean',
-      description: 'One JSON object per event and line (NDJSON) instead of text',
+      description: 'One JSON object per event and line (NDJSON), and {"type":"synced"} once the initial workers are out',
     },
+    full: {
+      type: 'boolean',
+      description: "With --json: every gRPC channel option, wool's defaults included",
+    },
+  },
+  validate: (values) => {
+    if (values['full'] === true && values['json'] !== true) throw new UsageError('--full goes with --json');
   },
   run: async (context) => {
     const { stdout, stderr, signal, values } = context;
     const discovery = await context.discovery();
     const json = values['json'] === true;
+    const full = values['full'] === true;
     const now = context.now ?? (() => new Date());
     const table =
       !json && (stdout as { isTTY?: boolean }).isTTY === true
@@ -41,22 +55,23 @@ export const watch: CliCommand = {
       else stderr.write(`woolrx watch: ${text}\n`);
     };
     const diagnostics = discovery.diagnostics.pipe(
-      tap((diagnostic) => {
-        const uid = diagnostic.uid === undefined ? '' : ` (worker ${diagnostic.uid})`;
-        note(`${diagnostic.kind}${uid}: ${diagnostic.message}`);
-      }),
+      tap(diagnosticLines({ line: note, ...(table === undefined ? {} : { status: (text) => table.status(text) }) })),
     );
     // The table shows "loading workers…" until the initial state is complete,
     // and every event as it happened (as --json does).
     const output =
       table !== undefined
         ? discovery.watch().pipe(tap((item) => (item.type === 'synced' ? table.synced() : table.apply(item))))
-        : discovery.events().pipe(tap((event) => stdout.write(`${json ? formatEventJson(event) : formatEventText(event, now())}\n`)));
+        : json
+          ? discovery.watch().pipe(
+              tap((item) => stdout.write(`${item.type === 'synced' ? SYNCED_LINE : formatEventJson(item, full)}\n`)),
+            )
+          : discovery.events().pipe(tap((event) => stdout.write(`${formatEventText(event, now())}\n`)));
     const exitCode = output.pipe(
       ignoreElements(),
       endWith(0),
       catchError((error: unknown) => {
-        stderr.write(`woolrx watch: ${errorMessage(error)}\n`);
+        stderr.write(`woolrx watch: ${cliErrorMessage(error, context.namespace)}\n`);
         return of(1);
       }),
       mergeWith(diagnostics.pipe(ignoreElements())),

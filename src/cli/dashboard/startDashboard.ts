@@ -44,7 +44,7 @@ function sendPage(response: ServerResponse): void {
  */
 function pageMessages(discovery: Discovery, keepAliveMs: number): Observable<string> {
   return discovery.watch().pipe(
-    map((item) => (item.type === 'synced' ? 'event: synced\ndata: {}\n\n' : `data: ${formatEventJson(item)}\n\n`)),
+    map((item) => (item.type === 'synced' ? 'event: synced\ndata: {}\n\n' : `data: ${formatEventJson(item, true)}\n\n`)),
     mergeWith(interval(keepAliveMs).pipe(map(() => ': keep-alive\n\n'))),
     catchError((error: unknown) => of(`event: failure\ndata: ${JSON.stringify({ message: errorMessage(error) })}\n\n`)),
   );

@@ -52,6 +52,7 @@ export class LiveTable {
   private pending = false;
   private closed = false;
   private loading: boolean;
+  private statusText: string | undefined;
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly now: () => number;
 
@@ -88,6 +89,17 @@ export class LiveTable {
     this.schedule();
   }
 
+  /**
+   * The backend's state, shown at the head of the title line (e.g. `etcd
+   * unreachable at …, retrying; start etcd or pass --endpoints URL`);
+   * `undefined` clears it. Schedules a redraw.
+   */
+  status(text: string | undefined): void {
+    if (text === this.statusText) return;
+    this.statusText = text;
+    this.schedule();
+  }
+
   /** Adds a note under the table (the latest few are shown) and schedules a redraw. */
   note(text: string): void {
     this.notes.push(text);
@@ -119,7 +131,7 @@ export class LiveTable {
       width: this.terminal.columns ?? 80,
       height: this.terminal.rows,
       now: this.now(),
-      title: this.options.title,
+      title: this.statusText === undefined ? this.options.title : `⚠ ${this.statusText}${this.options.title === undefined ? '' : ` · ${this.options.title}`}`,
       notes: this.notes,
       loading: this.loading,
     });

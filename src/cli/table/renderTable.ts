@@ -3,7 +3,7 @@ import { safeCell } from './safeCell.js';
 import { tagCounts } from './tagCounts.js';
 import type { RenderTableOptions, TableState } from './types.js';
 
-const HEADERS = ['UID', 'ADDRESS', 'PID', 'VERSION', 'TAGS', 'AGE', 'LAST EVENT', 'EXTRA'] as const;
+const HEADERS = ['UID', 'ADDRESS', 'PID', 'VERSION', 'TAGS', 'SEEN', 'LAST EVENT', 'EXTRA'] as const;
 /** Columns aligned to the right (numbers). */
 const RIGHT = new Set([2, 5]);
 /** Widest a column may grow (the last one is only cut by the line width). */
@@ -35,7 +35,7 @@ function cell(text: string, width: number, right: boolean): string {
  * @example
  * renderTable(state, { width: 100, now: Date.now(), title: 'namespace pool' });
  * // ['namespace pool',
- * //  'UID      ADDRESS          PID VERSION TAGS    AGE LAST EVENT  EXTRA',
+ * //  'UID      ADDRESS          PID VERSION TAGS   SEEN LAST EVENT  EXTRA',
  * //  '6f1d2b1c 127.0.0.1:50051 4242 0.13.1  cpu,gpu  12s added 12s  zone=eu-1',
  * //  '1 worker · cpu 1 · gpu 1']
  *

@@ -31,7 +31,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 function jsonLines(text: string): { type: string; worker: { uid: string; address: string; tags: string[] } }[] {
   return text
     .split('\n')
-    .filter((line) => line.startsWith('{'))
+    .filter((line) => line.startsWith('{') && line !== '{"type":"synced"}')
     .map((line) => JSON.parse(line) as { type: string; worker: { uid: string; address: string; tags: string[] } });
 }
 
@@ -72,6 +72,6 @@ describe('woolrx CLI with --backend lan', () => {
     const run = collect(a.spawnNode(CLI, ['publish', '--backend', 'lan', '--namespace', 'cli-ns', '--address', '10.213.3.1:7401', '--advertise-host', '0.0.0.0']));
     const code = await run.exited;
     assert.notEqual(code, 0);
-    assert.match(run.err(), /^woolrx publish: lanDiscovery: option advertiseHost must be the address peers should connect to, not a wildcard, got "0\.0\.0\.0"$/m);
+    assert.match(run.err(), /^woolrx publish: --advertise-host must be the address peers should connect to, not a wildcard, got "0\.0\.0\.0"$/m);
   });
 });

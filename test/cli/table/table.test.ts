@@ -89,7 +89,7 @@ describe('renderTable', () => {
     const lines = renderTable(state, { width: 200, now: T0 + 65_000, title: 'namespace pool', notes: ['killed one'] });
     assert.deepEqual(lines, [
       'namespace pool',
-      'UID      ADDRESS          PID VERSION TAGS      AGE LAST EVENT        EXTRA',
+      'UID      ADDRESS          PID VERSION TAGS     SEEN LAST EVENT        EXTRA',
       '11111111 127.0.0.1:50051 1001 1.2.3   gpu     1m05s updated 1m01s ago zone=us-2',
       '22222222 127.0.0.1:50052 1002 1.2.3   cpu,gpu 1m03s added 1m03s ago   -',
       '2 workers · cpu 1 · gpu 2',
@@ -117,14 +117,14 @@ describe('renderTable', () => {
 
   it('an empty table still has its header and count', () => {
     assert.deepEqual(renderTable(new Map(), { width: 80, now: T0 }), [
-      'UID ADDRESS PID VERSION TAGS AGE LAST EVENT EXTRA',
+      'UID ADDRESS PID VERSION TAGS SEEN LAST EVENT EXTRA',
       '0 workers',
     ]);
   });
 
   it('while loading, the count line says so instead of claiming an empty pool', () => {
     assert.deepEqual(renderTable(new Map(), { width: 80, now: T0, loading: true }), [
-      'UID ADDRESS PID VERSION TAGS AGE LAST EVENT EXTRA',
+      'UID ADDRESS PID VERSION TAGS SEEN LAST EVENT EXTRA',
       'loading workers…',
     ]);
     const one = stateOf([discoveryEvent('worker-added', worker(1)), T0]);
