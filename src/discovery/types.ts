@@ -25,7 +25,7 @@ declare global {
  */
 export interface DiscoveryDiagnostic {
   /** What happened. */
-  readonly kind: 'malformed-record' | 'warning' | 'recovered';
+  readonly kind: 'malformed-record' | 'unauthenticated-record' | 'warning' | 'recovered';
   /** The namespace concerned. */
   readonly namespace: string;
   /** Human-readable description naming the bad value. */
