@@ -39,7 +39,8 @@ const KEY_RULE =
 
 function keyError(what: string): TypeError {
   // Never the key itself: only its type and size.
-  return new TypeError(`lanDiscovery: option signingKey must be ${KEY_RULE}; got ${what}`);
+  const got = what.startsWith('key ') ? `in the list, ${what}` : `got ${what}`;
+  return new TypeError(`lanDiscovery: option signingKey must be ${KEY_RULE}; ${got}`);
 }
 
 function readKey(value: unknown, where: string): LanKey {
