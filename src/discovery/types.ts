@@ -24,7 +24,7 @@ declare global {
  * the event streams never error for these.
  */
 export interface DiscoveryDiagnostic {
-  /** What happened. */
+  /** What happened (`unauthenticated-record`: a LAN record skipped for its signature, with `signingKey`). */
   readonly kind: 'malformed-record' | 'unauthenticated-record' | 'warning' | 'recovered';
   /** The namespace concerned. */
   readonly namespace: string;
