@@ -213,4 +213,24 @@ describe('signingKey on the wire (one network namespace)', () => {
     await sleep(300);
     assert.deepEqual(keyed.summaries('k').filter((line) => line.includes(uid)), [`added ${uid}@1`, `updated ${uid}@2`]);
   });
+
+  it('a publisher re-signs when it answers a query: a record stale on the wire (its clock was off) becomes fresh on the next answer', async () => {
+    const late = await Agent.start(netns);
+    try {
+      late.send({ op: 'clock', offsetMs: -10 * 60_000 });
+      await late.waitFor((r) => r.ev === 'clock', 'clock set');
+      late.send({ op: 'publisher', id: 'late', namespace: NAMESPACE, options: { probe: false, advertiseHost: '127.0.0.1', signingKey: KEY } });
+      await late.waitFor((r) => r.ev === 'publisher', 'publisher');
+      const uid = randomUUID();
+      await late.ok({ op: 'publish', id: 'late', type: 'worker-added', worker: { uid, address: '127.0.0.1:7220', pid: 1, version: '1' } });
+      await keyed.waitUntil(() => (unauthenticated(uid).some((message) => /stale/.test(message)) ? true : undefined), 'stale reported');
+      assert.equal(listed(keyed, 'k', uid), undefined);
+      // The clock is right again: the next query (every second) is answered with a fresh signature.
+      late.send({ op: 'clock', offsetMs: 0 });
+      const seen = await keyed.waitUntil(() => listed(keyed, 'k', uid), 'listed after re-signing', 5000);
+      assert.equal(seen.type, 'worker-added');
+    } finally {
+      late.kill();
+    }
+  });
 });
