@@ -119,6 +119,9 @@ async function runLan(): Promise<Record<string, unknown>> {
   // Runs inside two network namespaces it creates (root only): mDNS never
   // touches the host's interfaces.
   const { benchLan } = await import('./lan/bench.js');
+  const { benchLanSigning } = await import('./lan/signing.js');
+  const signing = benchLanSigning();
+  printTable('lan: cost per announcement of signed records (signingKey: HMAC-SHA-256), in process', signing);
   const workers = workersArg ?? 200;
   let last: Record<string, unknown> = {};
   for (const probe of [true, false]) {
@@ -129,6 +132,7 @@ async function runLan(): Promise<Record<string, unknown>> {
     ]);
     last = { ...result };
   }
+  for (const row of signing) last[`${row.name} (${row.unit})`] = Number(row.value.toPrecision(3));
   return last;
 }
 

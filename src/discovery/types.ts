@@ -24,8 +24,8 @@ declare global {
  * the event streams never error for these.
  */
 export interface DiscoveryDiagnostic {
-  /** What happened. */
-  readonly kind: 'malformed-record' | 'warning' | 'recovered';
+  /** What happened (`unauthenticated-record`: a LAN record skipped for its signature, with `signingKey`). */
+  readonly kind: 'malformed-record' | 'unauthenticated-record' | 'warning' | 'recovered';
   /** The namespace concerned. */
   readonly namespace: string;
   /** Human-readable description naming the bad value. */

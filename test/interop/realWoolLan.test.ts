@@ -7,7 +7,7 @@
  * pid; the namespaces are deleted after.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { WorkerInfo } from '../../src/model/types.js';
@@ -161,5 +161,47 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     for (const p of [watching, fresh]) assert.deepEqual(p.errors(), []);
     await fresh.exit();
     await watching.exit();
+  });
+
+  it('signed woolrx → wool: wool (no key) lists a keyed woolrx publisher\'s worker with every field, its update and goodbye; a keyed woolrx subscriber lists it too (#26)', async () => {
+    const ns = uniqueNamespace('realwool-lan-signed');
+    const signingKey = randomBytes(24).toString('base64url');
+    const wool = await RealWool.start('lan', ns, { netns: b });
+    await wool.subscribe('s');
+    const keyed = await woolrxAgent(b);
+    keyed.send({ op: 'subscribe', id: 'k', namespace: ns, options: { ...QUIET, signingKey } });
+    await keyed.waitFor((r) => r.ev === 'subscribed' && r.id === 'k', 'keyed subscribed');
+    const rx = await woolrxAgent(a);
+    rx.send({ op: 'publisher', id: 'p', namespace: ns, options: { signingKey } });
+    await rx.waitFor((r) => r.ev === 'publisher', 'publisher');
+    const w = lanWorker(7511);
+    await rx.ok({ op: 'publish', id: 'p', type: 'worker-added', worker: w });
+    await wool.waitForState('s', [w], 'wool sees the signed worker, every TXT field', 15_000);
+    await keyed.waitUntil(() => keyed.events('k').find((r) => r.worker?.uid === w.uid), 'the keyed woolrx subscriber lists it');
+    // Re-signing: the publisher's clock moves 2 min on, so its next answer (to a fresh wool's first
+    // query) carries a new signature entry. wool's subscribers keep the worker, metadata unchanged.
+    rx.send({ op: 'clock', offsetMs: 120_000 });
+    await rx.waitFor((r) => r.ev === 'clock', 'clock moved');
+    const before = wool.events('s').length;
+    const fresh = await RealWool.start('lan', ns, { netns: b });
+    await fresh.subscribe('s');
+    await fresh.waitForState('s', [w], 'a fresh wool subscriber finds the re-signed worker', 15_000);
+    await sleep(2000);
+    const resigned = wool.events('s').slice(before);
+    process.stderr.write(`wool events after a re-signed answer: ${JSON.stringify(resigned.map((r) => r.type))}\n`);
+    assert.ok(resigned.every((r) => r.type === 'worker-updated'), 'only updates (same metadata)');
+    assert.equal(canonical([...wool.state('s').values()]), canonical([w]));
+    await fresh.exit();
+    const w2 = changed(w);
+    await rx.ok({ op: 'publish', id: 'p', type: 'worker-updated', worker: w2 });
+    await wool.waitForState('s', [w2], 'the signed update');
+    await keyed.waitUntil(() => (keyed.events('k').at(-1)?.worker?.version === w2.version ? true : undefined), 'the keyed subscriber follows the update');
+    await rx.ok({ op: 'publish', id: 'p', type: 'worker-dropped', worker: w2 });
+    await wool.waitForState('s', [], 'the goodbye', 3000);
+    assert.deepEqual(wool.events('s').map((r) => r.type).filter((t) => t !== 'worker-updated'), ['worker-added', 'worker-dropped']);
+    assert.deepEqual(keyed.events('k').map((r) => r.type), ['worker-added', 'worker-updated', 'worker-dropped'], 'one update, never a re-signing');
+    assert.deepEqual(wool.errors(), []);
+    assert.deepEqual(keyed.reports.filter((r) => r.ev === 'diag' && r.kind === 'unauthenticated-record'), []);
+    await wool.exit();
   });
 });

@@ -5,9 +5,12 @@ import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';
 import type { DiscoveryEventType } from '../../events/types.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { AdvertisePolicy } from './AdvertisePolicy.js';
+import { encodeTxt } from '../../codec/encodeTxt.js';
 import { encodeTxtEntries } from './encodeTxtEntries.js';
+import { RESIGN_AFTER_MS, signatureEntry, type LanKey, type SignedFields } from './lanSigning.js';
 import { MdnsResponder } from './MdnsResponder.js';
 import type { AdvertiseHost } from './types.js';
+import type { WorkerAdvert } from './workerRecords.js';
 
 /** Settings of a {@link LanPublisher}, resolved by {@link lanDiscovery}. @internal */
 export interface LanPublisherConfig {
@@ -17,6 +20,8 @@ export interface LanPublisherConfig {
   readonly interface: string | undefined;
   readonly port: number | undefined;
   readonly unknownUpdate: 'register' | 'reject';
+  /** With keys: every record carries a signature entry made with the first. */
+  readonly keys?: readonly LanKey[] | undefined;
 }
 
 /**
@@ -45,6 +50,13 @@ export class LanPublisher extends PublisherBase {
    * in call order and each one's publish settles before the next starts).
    */
   readonly #onWire: Promise<void>[] = [];
+  readonly #namespace: string;
+  /** The signing key, when records are signed. */
+  readonly #key: LanKey | undefined;
+  /** What each signed worker's signature covers (unsigned TXT entries and fields), by uid. */
+  readonly #signed = new Map<string, { readonly entries: Buffer[]; readonly fields: SignedFields }>();
+  /** The last signing time per uid, ever (kept after a drop: a re-added worker must not look older). */
+  readonly #lastSigned = new Map<string, number>();
 
   /**
    * @param namespace The namespace.
@@ -56,6 +68,8 @@ export class LanPublisher extends PublisherBase {
     this.#serviceType = config.serviceType.replace(/\.$/, '').toLowerCase();
     this.#unknownUpdate = config.unknownUpdate;
     this.#diagnostics = diagnostics;
+    this.#namespace = namespace;
+    this.#key = config.keys?.[0];
     this.#policy = new AdvertisePolicy(config.advertiseHost, (message, uid) => this.#warn(message, undefined, uid));
     this.#responder = new MdnsResponder({
       namespace,
@@ -64,7 +78,29 @@ export class LanPublisher extends PublisherBase {
       interface: config.interface,
       port: config.port,
       warn: (message, error) => this.#warn(message, error),
+      refresh: this.#key === undefined ? undefined : (advert) => this.#resign(advert),
     });
+  }
+
+  /** A signing time for a worker: now, or 1 ms past its last one (strictly increasing, whatever the clock did). */
+  #nextTime(uid: string): number {
+    const time = Math.max(Date.now(), (this.#lastSigned.get(uid) ?? 0) + 1);
+    this.#lastSigned.set(uid, time);
+    return time;
+  }
+
+  /** The TXT entries of a worker with a fresh signature entry. */
+  #sign(key: LanKey, uid: string, entries: Buffer[], fields: Omit<SignedFields, 'time'>): Buffer[] {
+    const signed: SignedFields = { ...fields, time: this.#nextTime(uid) };
+    this.#signed.set(uid, { entries, fields: signed });
+    return [...entries, signatureEntry(key, signed)];
+  }
+
+  /** Before an answer: a new advert with a fresh signature when the current one is older than {@link RESIGN_AFTER_MS}. */
+  #resign(advert: WorkerAdvert): WorkerAdvert | undefined {
+    const signed = this.#signed.get(advert.uid);
+    if (this.#key === undefined || signed === undefined || Date.now() - signed.fields.time < RESIGN_AFTER_MS) return undefined;
+    return { ...advert, txt: this.#sign(this.#key, advert.uid, signed.entries, signed.fields) };
   }
 
   /**
@@ -96,6 +132,7 @@ export class LanPublisher extends PublisherBase {
     const failure = this.#responder.failure;
     if (failure !== undefined) throw failure;
     if (type === 'worker-dropped') {
+      this.#signed.delete(worker.uid);
       this.#onWire.push(this.#responder.withdraw(worker.uid));
       return;
     }
@@ -103,8 +140,14 @@ export class LanPublisher extends PublisherBase {
       throw new WorkerNotFoundError(worker.uid, this.namespace);
     }
     // Everything that can reject the worker comes before the socket opens.
-    const txt = encodeTxtEntries(worker);
+    let txt = encodeTxtEntries(worker);
     const { port, ipv4, ipv6 } = await this.#policy.addressOf(worker);
+    const ip = ipv4[0] ?? ipv6[0];
+    if (this.#key !== undefined && ip !== undefined) {
+      // Signed for the address subscribers decode: the first IPv4, else the first IPv6.
+      const address = ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+      txt = this.#sign(this.#key, worker.uid, txt, { namespace: this.#namespace, uid: worker.uid, address, txt: encodeTxt(worker) });
+    }
     const { onWire } = await this.#responder.register({ serviceType: this.#serviceType, uid: worker.uid, port, ipv4, ipv6, txt });
     this.#onWire.push(onWire);
   }

@@ -27,6 +27,13 @@ export interface MdnsResponderConfig {
   readonly port: number | undefined;
   /** Where a problem that fails no call goes (a response not sent, the socket failing). */
   readonly warn: (message: string, error: unknown) => void;
+  /**
+   * Called for each announced worker before a query is answered: a new
+   * advert replaces its records for this and later answers (not announced:
+   * peers get it as they ask), `undefined` keeps them. Signed records use it
+   * to answer with a fresh signature.
+   */
+  readonly refresh?: ((advert: WorkerAdvert) => WorkerAdvert | undefined) | undefined;
 }
 
 /** One worker the responder answers for. */
@@ -271,6 +278,17 @@ export class MdnsResponder {
 
   #onQuery(query: QueryPacket): void {
     if (this.#closed || this.#failure !== undefined) return;
+    const { refresh } = this.#config;
+    if (refresh !== undefined) {
+      for (const registration of this.#registrations.values()) {
+        if (!registration.announced) continue;
+        const advert = refresh(registration.advert);
+        if (advert === undefined) continue;
+        registration.advert = advert;
+        registration.records = workerRecords(advert);
+        registration.signature = signatureOf(registration.records);
+      }
+    }
     const bundles = answerQuery(query, {
       serviceType: this.#config.serviceType,
       announced: () => [...this.#registrations.values()].filter((registration) => registration.announced),

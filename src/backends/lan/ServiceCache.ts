@@ -79,6 +79,16 @@ export class ServiceCache {
   }
 
   /**
+   * Every address known for a target: IPv4 first, then IPv6.
+   * @param target The SRV target.
+   * @returns The IP addresses, in the order seen.
+   */
+  addressesOf(target: string): string[] {
+    const host = this.#hosts.get(target.toLowerCase());
+    return host === undefined ? [] : [...host.ipv4, ...host.ipv6];
+  }
+
+  /**
    * Whether to ask the network for a name's missing records now, at most
    * once per 250 ms per name; records the asking when it says yes.
    * @param name An instance key or a host name.

@@ -1,5 +1,6 @@
 import type { ResponsePacket } from 'multicast-dns';
 import { decodeTxt } from '../../codec/decodeTxt.js';
+import { encodeTxt } from '../../codec/encodeTxt.js';
 import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
 import { WorkerLedger } from '../../events/WorkerLedger.js';
@@ -7,6 +8,7 @@ import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
 import { discoveryEvent } from '../../events/discoveryEvent.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { decodeTxtEntries } from './decodeTxtEntries.js';
+import { FRESHNESS_MS, SIGNATURE_TXT_KEY, verifyRecord, type LanKey } from './lanSigning.js';
 import { openMdns } from './openMdns.js';
 import { ServiceCache, type CachedInstance } from './ServiceCache.js';
 
@@ -25,12 +27,33 @@ export interface BrowseConfig {
   readonly report: (diagnostic: DiscoveryDiagnostic) => void;
   /** How long after the first query is on the wire the initial state counts as complete, ms. */
   readonly syncWindow: number;
+  /** With keys: only records signed with one of them, fresh and not rolled back, are workers. */
+  readonly keys?: readonly LanKey[] | undefined;
 }
 
 /** Distinct socket warnings reported per subscription, at most. */
 const MAX_WARNINGS = 100;
 /** The second query goes out this soon, in case the first was lost. */
 const SECOND_QUERY_MS = 1000;
+/** `unauthenticated-record` diagnostics per subscription and minute, at most (a flood of forged records must not flood diagnostics). */
+const MAX_UNAUTHENTICATED_PER_MINUTE = 20;
+
+const REASONS: Readonly<Record<string, string>> = {
+  unsigned: 'not signed',
+  'malformed signature': `its ${SIGNATURE_TXT_KEY} entry is malformed`,
+  'unknown key': 'signed with a key this subscriber does not hold',
+  'bad signature': 'its signature does not verify (forged, altered, or signed for another namespace or address)',
+};
+
+function formatAddress(ip: string, port: number): string {
+  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+}
+
+/** The value of a TXT key, looked up case-insensitively. */
+function entryOf(entries: Record<string, Uint8Array | true>, key: string): Uint8Array | true | undefined {
+  for (const [name, value] of Object.entries(entries)) if (name.toLowerCase() === key) return value;
+  return undefined;
+}
 
 function summary(value: unknown): string {
   if (Array.isArray(value)) {
@@ -77,6 +100,9 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
   /** waiting: the first query window is open; closing: it has passed, a worker is still being resolved. */
   let sync: 'waiting' | 'closing' | 'done' = 'waiting';
   const warned = new Set<string>();
+  /** With keys: the newest signing time accepted per uid (kept for the subscription's life: rollback protection). */
+  const newest = new Map<string, number>();
+  let unauthenticatedBudget = { since: 0, left: 0 };
 
   const socket = openMdns(config.namespace, config, {
     fatal: (error) => {
@@ -125,10 +151,12 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
       return;
     }
     const label = cache.labelOf(key);
-    const address = ip.includes(':') ? `[${ip}]:${instance.srv.port}` : `${ip}:${instance.srv.port}`;
+    const address = formatAddress(ip, instance.srv.port);
     let worker: WorkerInfo;
+    let entries: Record<string, Uint8Array | true>;
     try {
-      worker = decodeTxt(decodeTxtEntries(instance.txt), { uid: label, address });
+      entries = decodeTxtEntries(instance.txt);
+      worker = decodeTxt(entries, { uid: label, address });
     } catch (caught) {
       // decodeTxt only throws WorkerDecodeError; anything else is wrapped, never thrown from a socket callback.
       const error = caught instanceof WorkerDecodeError ? caught : new WorkerDecodeError(String(caught), { cause: caught });
@@ -146,10 +174,77 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
       dropWorker(label);
       return;
     }
+    if (config.keys !== undefined) {
+      const authentic = authenticate(key, instance, worker, entries, cache.addressesOf(instance.srv.target), instance.srv.port, now);
+      if (authentic === undefined) return;
+      worker = authentic;
+    }
     instance.reported = undefined;
     // Every sighting is emitted (it renews the worker's lease downstream), changed or not.
     emitted.put(worker);
     sink.next(discoveryEvent('worker-added', worker));
+  };
+
+  /**
+   * The worker if its record is signed with one of the keys for this
+   * namespace, uid, an address of its target and these TXT values, and is
+   * not older than the newest version seen (rollback) nor, when newer, out
+   * of the freshness window (a replay of a record never seen). Otherwise
+   * skips it (a worker already listed stays, until a goodbye or expiry) and
+   * reports it, rate-limited.
+   */
+  const authenticate = (
+    key: string,
+    instance: CachedInstance,
+    worker: WorkerInfo,
+    entries: Record<string, Uint8Array | true>,
+    ips: readonly string[],
+    port: number,
+    now: number,
+  ): WorkerInfo | undefined => {
+    const keys = config.keys ?? [];
+    const label = cache.labelOf(key);
+    const entry = entryOf(entries, SIGNATURE_TXT_KEY);
+    const txt = encodeTxt(worker);
+    let why = 'not signed';
+    for (const ip of ips) {
+      const address = formatAddress(ip, port);
+      const verdict = verifyRecord(keys, entry, { namespace: config.namespace, uid: label, address, txt });
+      if (!verdict.ok) {
+        why = REASONS[verdict.reason] ?? verdict.reason;
+        if (verdict.reason === 'bad signature') continue; // another address of the target may be the signed one
+        break;
+      }
+      const seen = newest.get(label);
+      const signedAt = new Date(verdict.time).toISOString();
+      if (seen !== undefined && verdict.time < seen) {
+        why = `rolled back: signed at ${signedAt}, older than the version already seen (${new Date(seen).toISOString()})`;
+        break;
+      }
+      if (seen === undefined || verdict.time > seen) {
+        if (Math.abs(now - verdict.time) > FRESHNESS_MS) {
+          why = `stale: signed at ${signedAt}, more than ${FRESHNESS_MS / 1000} s from this host's clock (a replay, or clocks apart)`;
+          break;
+        }
+        newest.set(label, verdict.time);
+      }
+      return address === worker.address ? worker : decodeTxt(entries, { uid: label, address });
+    }
+    const content = `unauthenticated ${why} ${summary(instance.txt)}`;
+    if (instance.reported !== content) {
+      instance.reported = content;
+      if (now - unauthenticatedBudget.since >= 60_000) unauthenticatedBudget = { since: now, left: MAX_UNAUTHENTICATED_PER_MINUTE };
+      if (unauthenticatedBudget.left > 0) {
+        unauthenticatedBudget.left -= 1;
+        config.report({
+          kind: 'unauthenticated-record',
+          namespace: config.namespace,
+          message: `Skipped mDNS record of ${key}: ${why}`,
+          uid: label,
+        });
+      }
+    }
+    return undefined;
   };
 
   const handleResponse = (packet: ResponsePacket): void => {

@@ -5,7 +5,7 @@
  */
 export { lanDiscovery } from './lanDiscovery.js';
 export { lanServiceType } from './lanServiceType.js';
-export type { AdvertiseHost, LanDiscoveryOptions } from './types.js';
+export type { AdvertiseHost, LanDiscoveryOptions, LanSigningKey } from './types.js';
 export { AdvertiseHostError } from './AdvertiseHostError.js';
 export { LanNameConflictError } from './LanNameConflictError.js';
 export { LanSocketError } from './LanSocketError.js';

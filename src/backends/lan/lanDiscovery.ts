@@ -7,10 +7,11 @@ import { expireWorkers } from '../../operators/expireWorkers.js';
 import { browseWorkers } from './browseWorkers.js';
 import { isWildcardHost } from './isWildcardHost.js';
 import { LanPublisher } from './LanPublisher.js';
+import { readSigningKeys } from './lanSigning.js';
 import { lanServiceType } from './lanServiceType.js';
 import type { AdvertiseHost, LanDiscoveryOptions } from './types.js';
 
-const OPTIONS = ['advertiseHost', 'probe', 'requeryInterval', 'expireAfter', 'syncWindow', 'interface', 'port', 'unknownUpdate'] as const;
+const OPTIONS = ['advertiseHost', 'probe', 'requeryInterval', 'expireAfter', 'syncWindow', 'interface', 'port', 'unknownUpdate', 'signingKey'] as const;
 const DEFAULT_EXPIRE_AFTER_MS = 30_000;
 const DEFAULT_REQUERY_MS = 10_000;
 const DEFAULT_SYNC_WINDOW_MS = 1_000;
@@ -61,12 +62,19 @@ const MAX_DELAY_MS = 2_147_483_647;
  * await publisher.publish('worker-added', worker);
  * ```
  *
+ * - `signingKey` authenticates the records (see
+ *   {@link LanDiscoveryOptions.signingKey} and docs/backends/lan.md): a
+ *   publisher signs each worker's record, a subscriber lists only workers
+ *   whose signature verifies, and skips the others with an
+ *   `unauthenticated-record` diagnostic.
+ *
  * @param namespace The namespace: a non-empty string without `/`, `..` or
  * NUL, at most 250 UTF-8 bytes (the same on every backend). Default `'default'`.
  * @param options See {@link LanDiscoveryOptions}.
  * @returns The discovery.
  * @throws {TypeError} On a bad namespace, an unknown or bad option, a
- * wildcard `advertiseHost`, or `requeryInterval >= expireAfter`.
+ * wildcard `advertiseHost`, `requeryInterval >= expireAfter`, or a
+ * `signingKey` breaking the key rule (the message states the rule, never the key).
  */
 export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = {}): Discovery {
   namespace = readNamespace('lanDiscovery', namespace);
@@ -89,6 +97,7 @@ export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = 
     read.fail('requeryInterval', `below expireAfter (${expireAfter} ms), or live workers would expire between queries`, requeryInterval);
   }
   const syncWindow = read.number('syncWindow', DEFAULT_SYNC_WINDOW_MS, 0, MAX_DELAY_MS, true);
+  const keys = readSigningKeys(options.signingKey);
 
   const serviceType = lanServiceType(namespace);
   const diagnostics = new Subject<DiscoveryDiagnostic>();
@@ -105,7 +114,7 @@ export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = 
         error: (error: unknown) => sink.error(error),
       });
       const browse = browseWorkers(
-        { namespace, serviceType, requeryInterval, expireAfter, interface: iface, port, report, syncWindow },
+        { namespace, serviceType, requeryInterval, expireAfter, interface: iface, port, report, syncWindow, keys },
         {
           next: (sighting) => sightings.next(sighting),
           synced: () => sink.synced(),
@@ -121,7 +130,7 @@ export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = 
       };
     },
     publisher: () =>
-      new LanPublisher(namespace, { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate }, diagnostics),
+      new LanPublisher(namespace, { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate, keys }, diagnostics),
     diagnostics,
   });
 }

@@ -5,6 +5,10 @@
  */
 export type AdvertiseHost = string | (() => string | Promise<string>);
 
+import type { LanSigningKey } from './lanSigning.js';
+
+export type { LanSigningKey } from './lanSigning.js';
+
 /** Options of {@link lanDiscovery}. */
 export interface LanDiscoveryOptions {
   /**
@@ -61,4 +65,22 @@ export interface LanDiscoveryOptions {
    * with updates after a restart).
    */
   readonly unknownUpdate?: 'register' | 'reject' | undefined;
+  /**
+   * A shared secret authenticating the records (HMAC-SHA-256), or several
+   * (key rotation): the first signs what this discovery's publishers
+   * announce, any of them verifies what its subscriptions see. With a key a
+   * subscription lists only workers whose record is signed with one of the
+   * keys for this namespace, uid, address and TXT fields, and is neither
+   * older than a version already seen (rollback) nor, when newer, more than
+   * 5 minutes from this host's clock (a replay); it skips the others with a
+   * rate-limited `unauthenticated-record` diagnostic. Without a key nothing
+   * changes (wool and keyless subscribers still see signed workers).
+   *
+   * The key rule: bytes (`Uint8Array`/`Buffer`) of at least 16 bytes with at
+   * least 8 distinct values, or a string (its UTF-8 bytes are the key) of at
+   * least 22 characters with at least 8 distinct characters, e.g. the output
+   * of `openssl rand -base64 32`. A `TypeError` states the rule; the key
+   * never appears in errors, diagnostics or logs.
+   */
+  readonly signingKey?: LanSigningKey | readonly LanSigningKey[] | undefined;
 }

@@ -5,6 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Netns } from './netns.js';
 
@@ -73,5 +77,55 @@ describe('woolrx CLI with --backend lan', () => {
     const code = await run.exited;
     assert.notEqual(code, 0);
     assert.match(run.err(), /^woolrx publish: --advertise-host must be the address peers should connect to, not a wildcard, got "0\.0\.0\.0"$/m);
+  });
+
+  describe('--signing-key-file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'woolrx-key-'));
+    const secret = randomBytes(32).toString('base64');
+    const keyFile = (name: string, content: string, mode: number): string => {
+      const path = join(dir, name);
+      writeFileSync(path, content);
+      chmodSync(path, mode);
+      return path;
+    };
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('a keyed watch sees a keyed publish; a watch with another key skips it with an unauthenticated-record diagnostic', { timeout: 30_000 }, async () => {
+      const key = keyFile('pool.key', `${secret}\n`, 0o600);
+      const other = keyFile('other.key', randomBytes(32).toString('base64'), 0o600);
+      const watchArgs = ['watch', '--backend', 'lan', '--namespace', 'cli-signed', '--json', '--requery-interval', '500', '--expire-after', '3000'];
+      const keyedProcess = b.spawnNode(CLI, [...watchArgs, '--signing-key-file', key]);
+      const otherProcess = b.spawnNode(CLI, [...watchArgs, '--signing-key-file', other]);
+      const keyed = collect(keyedProcess);
+      const wrong = collect(otherProcess);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const publisherProcess = a.spawnNode(CLI, ['publish', '--backend', 'lan', '--namespace', 'cli-signed', '--address', '10.213.3.1:7402', '--no-probe', '--signing-key-file', key]);
+      const publish = collect(publisherProcess);
+      await until(() => /[0-9a-f-]{36}/.test(publish.out()), 'publish prints the uid');
+      const uid = /([0-9a-f-]{36})/.exec(publish.out())?.[1] ?? '';
+      await until(() => jsonLines(keyed.out()).some((e) => e.worker.uid === uid), 'the keyed watch sees the worker');
+      await until(() => wrong.err().includes('unauthenticated') || wrong.err().includes('does not hold'), 'the other key reports it', 5000);
+      assert.equal(jsonLines(wrong.out()).filter((e) => e.worker.uid === uid).length, 0);
+      publisherProcess.kill('SIGTERM');
+      assert.equal(await publish.exited, 0, publish.err());
+      for (const process of [keyedProcess, otherProcess]) process.kill('SIGTERM');
+      for (const run of [keyed, wrong, publish]) {
+        await run.exited;
+        assert.ok(!run.out().includes(secret) && !run.err().includes(secret), 'the key was printed');
+      }
+    });
+
+    it('refuses a key file others can read (naming chmod 600) and a weak key, printing neither', { timeout: 20_000 }, async () => {
+      const open = keyFile('open.key', secret, 0o644);
+      const weak = keyFile('weak.key', 'zq9Kzq9K\n', 0o600);
+      const publishArgs = ['publish', '--backend', 'lan', '--namespace', 'cli-signed', '--address', '10.213.3.1:7403', '--no-probe', '--signing-key-file'];
+      const readable = collect(a.spawnNode(CLI, [...publishArgs, open]));
+      assert.notEqual(await readable.exited, 0);
+      assert.match(readable.err(), /--signing-key-file ".*open\.key": readable by other users \(mode 644\); run chmod 600 /);
+      const tooWeak = collect(a.spawnNode(CLI, [...publishArgs, weak]));
+      assert.notEqual(await tooWeak.exited, 0);
+      assert.match(tooWeak.err(), /signingKey must be .*at least 22 characters.*got a string of 8 characters/);
+      for (const run of [readable, tooWeak]) assert.ok(!run.err().includes(secret) && !run.err().includes('zq9Kzq9K'));
+    });
   });
 });

@@ -8,12 +8,12 @@ import { describe, it } from 'node:test';
 import { Netns } from './netns.js';
 
 describe('lanDiscovery: discovery contract (inside a network namespace)', () => {
-  // Two full runs (probe off and on), each test with its own timeout; the
-  // whole file is capped well above their sum (about 70 s on a loaded machine).
-  it('passes every contract test', { timeout: 360_000 }, async (t) => {
+  // Three full runs (probe off and on, and signed records), each test with its own timeout; the
+  // whole file is capped well above their sum (about 70 s here, more on a loaded machine).
+  it('passes every contract test', { timeout: 480_000 }, async (t) => {
     const netns = Netns.create('contract');
     try {
-      const child = netns.spawnNode('test/backends/lan/children/contract.ts', [], ['--test', '--test-reporter=spec', '--test-timeout=300000']);
+      const child = netns.spawnNode('test/backends/lan/children/contract.ts', [], ['--test', '--test-reporter=spec', '--test-timeout=420000']);
       child.stdin?.end();
       let output = '';
       child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

@@ -166,7 +166,7 @@ describe('lanDiscovery options', () => {
     rejects({ interface: '' }, /^lanDiscovery: option interface must be an IPv4 address, got ""$/);
     rejects({ advertiseHost: 42 }, /^lanDiscovery: option advertiseHost must be a string or a function, got 42$/);
     rejects({ advertiseHost: '0.0.0.0' }, /^lanDiscovery: option advertiseHost must be the address peers should connect to, not a wildcard, got "0.0.0.0"$/);
-    rejects({ expireAfer: 1000 }, /^lanDiscovery: unknown option "expireAfer" \(known: advertiseHost, probe, requeryInterval, expireAfter, syncWindow, interface, port, unknownUpdate\)$/);
+    rejects({ expireAfer: 1000 }, /^lanDiscovery: unknown option "expireAfer" \(known: advertiseHost, probe, requeryInterval, expireAfter, syncWindow, interface, port, unknownUpdate, signingKey\)$/);
     rejects({ ttl: 1, scope: 'x' }, /^lanDiscovery: unknown options "ttl", "scope" /);
     assert.throws(() => lanDiscovery('ns', null as never), /^TypeError: lanDiscovery: options must be an object, got null$/);
     assert.throws(() => lanDiscovery('ns').events(5 as never), /filter/);

@@ -10,6 +10,8 @@
  * - `{op:'publisher', id, namespace, options?}` → `{ev:'diag', ...}`
  * - `{op:'publish', id, seq, type, worker}` / `{op:'publishMany', id, seq, type, workers}` /
  *   `{op:'close', id, seq}` → `{ev:'done', seq, ms, error?}`
+ * - `{op:'clock', offsetMs}` → `{ev:'clock'}`: from now on `Date.now()` is the real time plus `offsetMs`
+ *   (a host whose wall clock is off)
  * - `{op:'end'}`: stop reading stdin and let the event loop drain (the
  *   process must then exit by itself once everything is released).
  */
@@ -31,6 +33,7 @@ interface Command {
   readonly type?: DiscoveryEventType;
   readonly worker?: WorkerInfo;
   readonly workers?: WorkerInfo[];
+  readonly offsetMs?: number;
 }
 
 function out(message: object): void {
@@ -46,6 +49,7 @@ function errorJson(error: unknown): object {
 const subscriptions = new Map<string, Subscription>();
 const publishers = new Map<string, WorkerPublisher>();
 let advertiseCalls = 0;
+const realNow = Date.now.bind(Date);
 
 function options(command: Command): LanDiscoveryOptions {
   const { advertiseHostFn, ...rest } = command.options ?? {};
@@ -121,6 +125,12 @@ async function run(command: Command): Promise<void> {
       const publisher = publishers.get(id);
       await (publisher?.close() ?? Promise.resolve()).then(() => done(), done);
       publishers.delete(id);
+      return;
+    }
+    case 'clock': {
+      const offset = command.offsetMs ?? 0;
+      Date.now = () => realNow() + offset;
+      out({ ev: 'clock', offsetMs: offset });
       return;
     }
     case 'end':

@@ -3,6 +3,7 @@
  * inside a network namespace, by test/backends/lan/contract.test.ts
  * (`ip netns exec <ns> node --import tsx --test this-file`); never directly.
  */
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { lanDiscovery } from '../../../../src/backends/lan/lanDiscovery.js';
 import { describeDiscoveryContract } from '../../../contract/discoveryContract.js';
@@ -15,12 +16,15 @@ function openSockets(): number {
   return process.getActiveResourcesInfo().filter((kind) => kind === 'UDPWrap').length;
 }
 
-for (const probe of [false, true]) {
+// The contract holds with signed records too (every publisher and subscriber of a run shares the key).
+const SIGNING_KEY = randomBytes(32);
+
+for (const [probe, signed] of [[false, false], [true, false], [false, true]] as const) {
   describeDiscoveryContract(
-    `lan (probe: ${String(probe)})`,
+    `lan (probe: ${String(probe)}${signed ? ', signingKey' : ''})`,
     () => ({
       // The defaults (unknownUpdate: 'reject', syncWindow: 1000): the contract holds without opting in.
-      discovery: (namespace) => lanDiscovery(namespace, { probe, expireAfter: 10_000 }),
+      discovery: (namespace) => lanDiscovery(namespace, { probe, expireAfter: 10_000, ...(signed ? { signingKey: SIGNING_KEY } : {}) }),
     }),
     {
       // Each publisher is the responder of its own workers (see Discovery in src/discovery/types.ts).
