@@ -22,10 +22,44 @@ export class JournalFollower {
   #matched = 0;
   /** The head at the previous poll tick (a record still unmatched a tick later lost its notification). */
   #matchedMark = 0;
+  readonly #check: ((record: JournalRecord) => boolean) | undefined;
+  /** Records the last {@link JournalFollower.follow} did not apply: the segment does not show them. */
+  #skipped: JournalRecord[] = [];
+  /** The batch starting at this sequence number was already read again once (see #verify). */
+  #retriedFrom = -1;
+  #behind = false;
 
-  /** @param path The journal's path. */
-  constructor(path: string) {
+  /**
+   * @param path The journal's path.
+   * @param check Whether the segment shows a record's change (its slot holds
+   * the worker after an add or update, no longer holds it after a drop): a
+   * record is a hint, the segment is the truth. Without it every record is
+   * applied.
+   */
+  constructor(path: string, check?: (record: JournalRecord) => boolean) {
     this.#path = path;
+    this.#check = check;
+  }
+
+  /**
+   * The last {@link JournalFollower.follow} stopped short of the head: a
+   * record did not match the segment while the journal moved on (the
+   * records after it may explain it). Follow again on the next turn.
+   */
+  get behind(): boolean {
+    return this.#behind;
+  }
+
+  /**
+   * The records the last {@link JournalFollower.follow} left unapplied
+   * because the segment does not show them (forged, or corrupt); the list
+   * starts empty again. The caller reports them and reads the segment.
+   * @returns The records.
+   */
+  takeSkipped(): JournalRecord[] {
+    const skipped = this.#skipped;
+    if (skipped.length > 0) this.#skipped = [];
+    return skipped;
   }
 
   /** The next sequence number to apply. */
@@ -42,9 +76,12 @@ export class JournalFollower {
    * (the notifications of earlier records are not ours to count).
    * @param verify Re-check that the journal held is still linked (after the
    * segment may have been removed: the journal goes with it).
-   * @returns `false` when records were lost (overrun): the caller reconciles.
+   * @returns `false` when records were lost (overrun), or not applied
+   * because the segment does not show them ({@link JournalFollower.takeSkipped}):
+   * the caller reconciles with the segment.
    */
   follow(apply: (record: JournalRecord) => boolean, skip = false, verify = false): boolean {
+    this.#behind = false;
     let journal = this.#journal;
     // The journal is removed only together with the segment, whose removal
     // triggers a reconciliation: that is when to check it is still current.
@@ -86,8 +123,44 @@ export class JournalFollower {
     // with record `from + count`, the head still reads `from + count`: so
     // equality already means "maybe torn".
     if (journal.head() - from >= journal.count) return false;
-    for (const record of records) if (!apply(record)) break;
-    return true;
+    const skipped = this.#check === undefined ? undefined : this.#verify(journal, records, head);
+    if (skipped === 'retry') {
+      this.#seq = from;
+      this.#behind = true;
+      return true;
+    }
+    for (const record of records) if (skipped?.has(record) !== true && !apply(record)) break;
+    return skipped === undefined;
+  }
+
+  /**
+   * Checks each uid's last record of a batch against the segment (earlier
+   * ones are explained by the later: a worker added then dropped is in no
+   * slot by now). A record the segment does not show while the journal
+   * moved on since the batch was read may be explained by the records that
+   * follow: the batch is read again, once.
+   * @returns The records not to apply, or `'retry'`.
+   */
+  #verify(journal: Journal, records: readonly JournalRecord[], head: number): Set<JournalRecord> | 'retry' | undefined {
+    const check = this.#check;
+    if (check === undefined) return undefined;
+    let last: Map<string, JournalRecord> | undefined;
+    if (records.length > 1) {
+      last = new Map();
+      for (const record of records) last.set(record.uid.toString('latin1'), record);
+    }
+    let skipped: Set<JournalRecord> | undefined;
+    for (const record of last?.values() ?? records) if (!check(record)) (skipped ??= new Set()).add(record);
+    if (skipped === undefined) return undefined;
+    const from = records[0]?.seq ?? head;
+    const moved = journal.head() !== head;
+    if (moved && this.#retriedFrom !== from) {
+      this.#retriedFrom = from;
+      return 'retry';
+    }
+    // Reported only when nothing can explain them (the journal stood still).
+    if (!moved) this.#skipped.push(...skipped);
+    return skipped;
   }
 
   /**

@@ -57,6 +57,8 @@ export class LocalWatch {
   readonly #reclaimer: Reclaimer;
   /** Reports of what is wrong with the segment, rate-limited. */
   readonly #segmentReports = new ReportLimiter();
+  /** Reports of journal records the segment does not show, rate-limited. */
+  readonly #recordReports = new ReportLimiter();
   /** Reports of failed scans, rate-limited. */
   readonly #scanReports = new ReportLimiter();
   #stopped = false;
@@ -82,7 +84,7 @@ export class LocalWatch {
     this.#diagnostics = diagnostics;
     this.#sink = sink;
     this.#wake = new NotifyWatcher(names, settings.pollInterval, () => this.#scan());
-    this.#journal = new JournalFollower(names.journalPath);
+    this.#journal = new JournalFollower(names.journalPath, this.#shows);
     this.#mirror = new SlotMirror(names.segmentPath, Math.max(settings.capacity, MAX_READ_CAPACITY));
     const schedule = (): void => this.#wake.schedule();
     const reader = new BlockReader(names.shmDir, MAX_OPEN_BLOCKS, Math.max(settings.blockSize, MAX_READ_BLOCK));
@@ -143,6 +145,40 @@ export class LocalWatch {
     });
   }
 
+  /**
+   * Whether the segment shows a journal record's change: a record is a
+   * hint (another process's word), the slots and blocks are the truth.
+   */
+  readonly #shows = (record: JournalRecord): boolean => {
+    const holds = this.#mirror.holds(record.slot, record.uid);
+    return record.type === JOURNAL_DROPPED ? !holds : holds;
+  };
+
+  /**
+   * After each replay: reports (rate-limited) the records not applied
+   * because the segment does not show them, and makes the next read of the
+   * segment compare every uid; asks for another turn when the replay
+   * stopped short of the head.
+   */
+  #afterFollow(): void {
+    const journal = this.#journal;
+    const skipped = journal.takeSkipped();
+    if (journal.behind) this.#wake.schedule();
+    const first = skipped[0];
+    if (first === undefined) return;
+    this.#mirror.invalidate();
+    if (!this.#recordReports.seen('record')) return;
+    const uid = slotUid(first.uid, 0);
+    const what = first.type === JOURNAL_DROPPED ? 'dropped from' : 'in';
+    const more = skipped.length > 1 ? ` (and ${skipped.length - 1} more)` : '';
+    this.#diagnostics.next({
+      kind: 'malformed-record',
+      namespace: this.#names.namespace,
+      uid,
+      message: `Journal record ${first.seq} of namespace ${JSON.stringify(this.#names.namespace)} (worker ${uid} ${what} slot ${first.slot ?? 'unknown'}) does not match the segment${more}: not applied (a journal record is a hint; the slots and blocks are the truth); reading the segment instead`,
+    });
+  }
+
   #warn(message: string, error: unknown): void {
     this.#diagnostics.next({ kind: 'warning', namespace: this.#names.namespace, message, error });
   }
@@ -169,6 +205,7 @@ export class LocalWatch {
     fresh.clear();
     // The fast path: woolrx's publishes, replayed in order from the journal.
     if (!this.#journal.follow(this.#applyRecord)) full = true;
+    this.#afterFollow();
     if (this.#left) return;
     if (!this.#journal.match(events, poll)) full = true;
     // The slow path: the segment itself (wool's changes, segment replaced or
@@ -233,6 +270,7 @@ export class LocalWatch {
   #reconcile(blocks: 'all' | 'poll' | 'changed', recheck: boolean, initial = false): void {
     const journal = this.#journal;
     journal.follow(this.#applyRecord, initial, true);
+    this.#afterFollow();
     if (this.#left) return;
     const mirror = this.#mirror;
     const workers = this.#workers;
@@ -250,6 +288,10 @@ export class LocalWatch {
     } finally {
       this.#journaled = undefined;
     }
+    this.#afterFollow();
+    // Stopped short of the head: records between the first replay and the
+    // read are not applied yet, so the read's verdicts wait for them.
+    const behind = journal.behind;
     if (this.#left) return;
     if (!replayed) {
       // Records lost (overrun): the next scan reconciles everything again.
@@ -261,7 +303,7 @@ export class LocalWatch {
     for (const uid of stale ? [...workers.uids()] : changed) {
       const entry = workers.get(uid);
       if (entry === undefined || mirror.has(uid)) continue;
-      if (journaled.has(uid)) {
+      if (behind || journaled.has(uid)) {
         deferred = true;
         continue;
       }
@@ -270,7 +312,7 @@ export class LocalWatch {
     }
     for (const uid of stale ? mirror.uids() : changed) {
       if (workers.get(uid) !== undefined || !mirror.has(uid)) continue;
-      if (journaled.has(uid)) {
+      if (behind || journaled.has(uid)) {
         deferred = true;
         continue;
       }

@@ -1,0 +1,90 @@
+// Issue #25: hostile input, round two (local backend). Each attack is
+// followed by a check that the subscriber holds the truth, and that what it
+// met was reported on `diagnostics`, rate-limited.
+import assert from 'node:assert/strict';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { localDiscovery } from '../../../src/backends/local/index.js';
+import { localNames } from '../../../src/backends/local/localNames.js';
+import { touchNotify } from '../../../src/backends/local/touchNotify.js';
+import { uidBytes } from '../../../src/backends/local/uidBytes.js';
+import { encodeWorker } from '../../../src/codec/encodeWorker.js';
+import { assertClean, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from './helpers.js';
+
+const POLL = 100;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+after(() => {
+  assert.deepEqual(strayTestFiles(), [], 'nothing of these tests left in /dev/shm or the temp directory');
+});
+
+/** Journal layout (see src/backends/local/Journal.ts): 64-byte header, then records. */
+const JOURNAL_HEADER = 64;
+
+function readJournalHeader(fd: number): { recordSize: number; count: number; head: number } {
+  const header = Buffer.alloc(JOURNAL_HEADER);
+  readSync(fd, header, 0, JOURNAL_HEADER, 0);
+  return { recordSize: header.readUInt32LE(4), count: header.readUInt32LE(8), head: Number(header.readBigUInt64LE(16)) };
+}
+
+/** Appends a record to the journal as a publisher would, without touching the segment. */
+function forgeRecord(fd: number, type: number, uid: string, slot: number, payload: Uint8Array | undefined): void {
+  const { recordSize, count, head } = readJournalHeader(fd);
+  const record = Buffer.alloc(40 + (payload?.length ?? 0));
+  record.writeBigUInt64LE(BigInt(head), 0);
+  record.writeUInt8(type, 8);
+  record.writeUInt32LE(payload?.length ?? 0, 12);
+  uidBytes(uid).copy(record, 16);
+  record.writeUInt32LE(slot, 32);
+  if (payload !== undefined) record.set(payload, 40);
+  writeSync(fd, record, 0, record.length, JOURNAL_HEADER + (head % count) * recordSize);
+  const next = Buffer.alloc(8);
+  next.writeBigUInt64LE(BigInt(head + 1));
+  writeSync(fd, next, 0, 8, 16);
+}
+
+describe('local backend: hostile input (#25)', () => {
+  it('a forged journal record naming a worker in no slot: never emitted, reported, the stream goes on', { timeout: 30_000 }, async () => {
+    const namespace = uniqueNamespace('forged');
+    const names = localNames(namespace, TMP);
+    const discovery = localDiscovery(namespace, { pollInterval: POLL, capacity: 8, liveness: false });
+    const publisher = discovery.publisher();
+    const a = makeWorker();
+    await publisher.publish('worker-added', a);
+    const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+    assert.equal(recorder.workers.size, 1);
+
+    // Two forged adds (one into a free slot, one into a slot that does not
+    // exist) and a forged drop of a worker that is registered.
+    const journal = openSync(names.journalPath, 'r+');
+    const ghost = makeWorker();
+    const ghost2 = makeWorker();
+    forgeRecord(journal, 1, ghost.uid, 5, encodeWorker(ghost));
+    touchNotify(names);
+    forgeRecord(journal, 1, ghost2.uid, 1_000_000, encodeWorker(ghost2));
+    touchNotify(names);
+    forgeRecord(journal, 3, a.uid, 0, undefined);
+    touchNotify(names);
+    await sleep(POLL * 4);
+    assert.deepEqual(recorder.of('worker-added', ghost.uid), [], 'the forged worker is never emitted');
+    assert.deepEqual(recorder.of('worker-dropped', ghost.uid), []);
+    assert.deepEqual(recorder.of('worker-added', ghost2.uid), []);
+    assert.deepEqual(recorder.of('worker-dropped', a.uid), [], 'a worker its slot holds is not dropped by a forged record');
+    assert.deepEqual([...recorder.workers.keys()], [a.uid]);
+    const forged = recorder.diagnostics.filter((d) => /journal record .* does not match the segment/i.test(d.message));
+    assert.ok(forged.length >= 1, `the forged records are reported: ${JSON.stringify(recorder.diagnostics)}`);
+    assert.ok(forged.length <= 3, 'reports are rate-limited');
+
+    // The stream goes on: a real add and drop after the forgery.
+    const b = makeWorker();
+    await publisher.publish('worker-added', b);
+    await waitFor(() => recorder.workers.has(b.uid), 'a real worker after the forgery');
+    await publisher.publish('worker-dropped', b);
+    await waitFor(() => !recorder.workers.has(b.uid), 'a real drop after the forgery');
+    assert.equal(recorder.error, undefined);
+    closeSync(journal);
+    recorder.stop();
+    await publisher.close();
+    await assertClean(namespace, [a.uid, b.uid]);
+  });
+});
