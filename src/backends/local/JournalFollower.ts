@@ -1,4 +1,13 @@
-import { Journal, type JournalRecord } from './Journal.js';
+import { ANOTHER_FORMAT, Journal, type JournalRecord } from './Journal.js';
+
+/** Something wrong with a journal, to report (rate-limited by `key`). @internal */
+export interface JournalProblem {
+  /** What kind of problem (the same key is reported at most once a minute). */
+  readonly key: string;
+  /** May be an instant's state (a journal being created): reported only if it lasts. */
+  readonly transient: boolean;
+  readonly message: string;
+}
 
 /**
  * A subscriber's reading position in woolrx's journal of a namespace (see
@@ -28,6 +37,12 @@ export class JournalFollower {
   /** The batch starting at this sequence number was already read again once (see #verify). */
   #retriedFrom = -1;
   #behind = false;
+  /** What the last follow found wrong with the journal (see {@link JournalFollower.takeProblem}). */
+  #problem: JournalProblem | undefined;
+  readonly #unusable = (why: string): void => {
+    if (why === ANOTHER_FORMAT) return;
+    this.#problem = { key: `header:${why}`, transient: /magic|shorter/.test(why), message: `Journal ${this.#path} is not used: ${why}` };
+  };
 
   /**
    * @param path The journal's path.
@@ -48,6 +63,19 @@ export class JournalFollower {
    */
   get behind(): boolean {
     return this.#behind;
+  }
+
+  /**
+   * What the last {@link JournalFollower.follow} found wrong with the
+   * journal — a header that is not a journal's or changed under it, a head
+   * that no record backs — or `undefined`. Such a journal is not followed:
+   * the caller finds the changes in the segment, as it finds wool's.
+   * @returns The problem.
+   */
+  takeProblem(): JournalProblem | undefined {
+    const problem = this.#problem;
+    this.#problem = undefined;
+    return problem;
   }
 
   /**
@@ -82,6 +110,7 @@ export class JournalFollower {
    */
   follow(apply: (record: JournalRecord) => boolean, skip = false, verify = false): boolean {
     this.#behind = false;
+    this.#problem = undefined;
     let journal = this.#journal;
     // The journal is removed only together with the segment, whose removal
     // triggers a reconciliation: that is when to check it is still current.
@@ -90,7 +119,7 @@ export class JournalFollower {
       journal = this.#journal = undefined;
     }
     if (journal === undefined) {
-      journal = this.#journal = Journal.openForRead(this.#path);
+      journal = this.#journal = Journal.openForRead(this.#path, this.#unusable);
       if (journal === undefined) return true;
       if (journal.epoch !== this.#epoch) {
         // A journal created (or re-created) since we last looked: all of it
@@ -102,6 +131,12 @@ export class JournalFollower {
       }
     }
     const head = journal.head();
+    const changed = journal.headerChanged();
+    if (changed !== undefined) {
+      this.#unusable(changed);
+      this.close();
+      return false;
+    }
     if (skip) {
       this.#seq = head;
       this.#matched = head;
@@ -111,7 +146,19 @@ export class JournalFollower {
     const from = this.#seq;
     if (head === from) return true;
     this.#seq = head;
-    if (head < from || head - from > journal.count) return false;
+    if (head < from || head - from > journal.count) {
+      // A subscriber more than a ring behind (an overrun) is normal: the
+      // ring then holds the last `count` records. A head that went back, or
+      // whose ring does not hold them, is corrupt. (The second oldest is
+      // checked: a writer overwrites it only after moving the head on, which
+      // the second read of the head would show.)
+      const oldest = head - journal.count + (journal.count > 1 ? 1 : 0);
+      if (head < from || !Number.isSafeInteger(head) || (journal.read(oldest) === undefined && journal.head() === head)) {
+        const why = head < from ? `${from} were already read` : `record ${oldest} is not in the ring`;
+        this.#problem = { key: 'head', transient: false, message: `Journal ${this.#path} has a corrupt head: it claims ${head} records written, but ${why}` };
+      }
+      return false;
+    }
     const records: JournalRecord[] = [];
     for (let seq = from; seq < head; seq += 1) {
       const record = journal.read(seq);

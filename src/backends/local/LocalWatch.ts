@@ -57,6 +57,8 @@ export class LocalWatch {
   readonly #reclaimer: Reclaimer;
   /** Reports of what is wrong with the segment, rate-limited. */
   readonly #segmentReports = new ReportLimiter();
+  /** Reports of a corrupt journal, rate-limited. */
+  readonly #journalReports = new ReportLimiter();
   /** Reports of journal records the segment does not show, rate-limited. */
   readonly #recordReports = new ReportLimiter();
   /** Reports of failed scans, rate-limited. */
@@ -155,13 +157,21 @@ export class LocalWatch {
   };
 
   /**
-   * After each replay: reports (rate-limited) the records not applied
+   * After each replay: reports (rate-limited) a corrupt journal and the records not applied
    * because the segment does not show them, and makes the next read of the
    * segment compare every uid; asks for another turn when the replay
    * stopped short of the head.
    */
   #afterFollow(): void {
     const journal = this.#journal;
+    const problem = journal.takeProblem();
+    if (problem !== undefined && this.#journalReports.seen(problem.key, problem.transient ? 2 : 1)) {
+      this.#diagnostics.next({
+        kind: 'malformed-record',
+        namespace: this.#names.namespace,
+        message: `${problem.message} (namespace ${JSON.stringify(this.#names.namespace)}); finding the changes in the segment instead`,
+      });
+    }
     const skipped = journal.takeSkipped();
     if (journal.behind) this.#wake.schedule();
     const first = skipped[0];

@@ -87,4 +87,55 @@ describe('local backend: hostile input (#25)', () => {
     await publisher.close();
     await assertClean(namespace, [a.uid, b.uid]);
   });
+
+  it('journal corruption (record count 0, record size 0xFFFFFF00, head 2^52): each reported once, the subscriber falls back to the segment', { timeout: 30_000 }, async () => {
+    const namespace = uniqueNamespace('journal');
+    const names = localNames(namespace, TMP);
+    const discovery = localDiscovery(namespace, { pollInterval: POLL, capacity: 8, liveness: false });
+    const publisher = discovery.publisher();
+    const a = makeWorker();
+    await publisher.publish('worker-added', a);
+    const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+    const journal = openSync(names.journalPath, 'r+');
+    const original = Buffer.alloc(JOURNAL_HEADER);
+    readSync(journal, original, 0, JOURNAL_HEADER, 0);
+    const reports = (pattern: RegExp) => recorder.diagnostics.filter((d) => pattern.test(d.message));
+    const uids = [a.uid];
+    const attack = async (what: string, damage: () => void, pattern: RegExp) => {
+      damage();
+      // The stream goes on: a publish during the attack is seen (from the segment).
+      const w = makeWorker();
+      uids.push(w.uid);
+      await publisher.publish('worker-added', w);
+      await waitFor(() => recorder.workers.has(w.uid), `a worker published while ${what}`);
+      await waitFor(() => reports(pattern).length > 0, `a report of ${what}: ${JSON.stringify(recorder.diagnostics.map((d) => d.message))}`, 5_000);
+      await sleep(POLL * 5);
+      assert.equal(reports(pattern).length, 1, `${what}: reported once (rate-limited)`);
+      // Repaired: the journal is followed again, a drop is seen.
+      writeSync(journal, original, 0, 16, 0);
+      await publisher.publish('worker-dropped', w);
+      await waitFor(() => !recorder.workers.has(w.uid), `a drop after ${what} was repaired`);
+      readSync(journal, original, 0, JOURNAL_HEADER, 0);
+    };
+    const header = (offset: number, bytes: Buffer) => () => writeSync(journal, bytes, 0, bytes.length, offset);
+    const u32 = (value: number) => {
+      const b = Buffer.alloc(4);
+      b.writeUInt32LE(value);
+      return b;
+    };
+    const u64 = (value: bigint) => {
+      const b = Buffer.alloc(8);
+      b.writeBigUInt64LE(value);
+      return b;
+    };
+    await attack('a record count of 0', header(8, u32(0)), /Journal .* is not used: its header claims a record count of 0/);
+    await attack('a record size of 0xFFFFFF00', header(4, u32(0xffffff00)), /Journal .* is not used: its header claims a record size of 4294967040 bytes/);
+    await attack('a head of 2^52', header(16, u64(2n ** 52n)), /Journal .* has a corrupt head: it claims 45035996273704\d\d records written/);
+    assert.deepEqual([...recorder.workers.keys()], [a.uid]);
+    assert.equal(recorder.error, undefined);
+    closeSync(journal);
+    recorder.stop();
+    await publisher.close();
+    await assertClean(namespace, uids);
+  });
 });
