@@ -2,13 +2,14 @@
 // followed by a check that the subscriber holds the truth, and that what it
 // met was reported on `diagnostics`, rate-limited.
 import assert from 'node:assert/strict';
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { localDiscovery } from '../../../src/backends/local/index.js';
 import { localNames } from '../../../src/backends/local/localNames.js';
 import { touchNotify } from '../../../src/backends/local/touchNotify.js';
 import { uidBytes } from '../../../src/backends/local/uidBytes.js';
 import { encodeWorker } from '../../../src/codec/encodeWorker.js';
+import { workerInfo } from '../../../src/model/workerInfo.js';
 import { assertClean, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from './helpers.js';
 
 const POLL = 100;
@@ -138,4 +139,51 @@ describe('local backend: hostile input (#25)', () => {
     await publisher.close();
     await assertClean(namespace, uids);
   });
+
+  for (const claimed of [2 ** 26, 2 ** 28 + 1]) {
+    it(`a segment header claiming ${claimed} slots (grown sparse): reported, and once reverted the subscriber converges within its poll interval`, { timeout: 30_000 }, async () => {
+      const namespace = uniqueNamespace('capacity');
+      const names = localNames(namespace, TMP);
+      const discovery = localDiscovery(namespace, { pollInterval: POLL, capacity: 8, liveness: false });
+      const publisher = discovery.publisher();
+      const [a, b] = [makeWorker(), makeWorker()];
+      await publisher.publish('worker-added', a);
+      await publisher.publish('worker-added', b);
+      const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+      assert.equal(recorder.workers.size, 2);
+      const segment = openSync(names.segmentPath, 'r+');
+      const header = Buffer.alloc(16);
+      readSync(segment, header, 0, 16, 0);
+      const size = fstatSync(segment).size;
+      const huge = Buffer.from(header);
+      const late = discovery.publisher();
+      huge.writeUInt32LE(claimed >>> 0, 4);
+      try {
+        writeSync(segment, huge, 0, 16, 0);
+        ftruncateSync(segment, Math.min(16 + 16 * claimed, 4 * 2 ** 30));
+        touchNotify(names);
+        await waitFor(() => recorder.diagnostics.some((d) => /claims a capacity of \d+ slots, more than/.test(d.message)), 'the report of the huge capacity');
+        await waitFor(() => recorder.workers.size === 0, 'the workers dropped while the segment is not usable');
+        // A publisher that opens the segment during the attack is refused, nothing written.
+        await assert.rejects(late.publish('worker-updated', workerInfo({ ...a, version: '2' })), { code: 'WOOLRX_SEGMENT_TOO_LARGE' });
+      } finally {
+        writeSync(segment, header, 0, 16, 0);
+        ftruncateSync(segment, size);
+        closeSync(segment);
+      }
+      // Reverted (no notification): the truth within the poll interval.
+      const reverted = performance.now();
+      await waitFor(() => recorder.workers.size === 2, 'both workers back after the attack is reverted', 10_000);
+      const took = performance.now() - reverted;
+      assert.ok(took < POLL * 3, `converged in ${took.toFixed(0)} ms (poll interval ${POLL} ms)`);
+      await late.close();
+      // And a publish goes through again, and is seen.
+      await publisher.publish('worker-updated', workerInfo({ ...a, version: '3' }));
+      await waitFor(() => recorder.workers.get(a.uid)?.version === '3', 'an update after the attack');
+      assert.equal(recorder.error, undefined);
+      recorder.stop();
+      await publisher.close();
+      await assertClean(namespace, [a.uid, b.uid]);
+    });
+  }
 });
