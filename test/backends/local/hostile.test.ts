@@ -2,7 +2,7 @@
 // followed by a check that the subscriber holds the truth, and that what it
 // met was reported on `diagnostics`, rate-limited.
 import assert from 'node:assert/strict';
-import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { localDiscovery } from '../../../src/backends/local/index.js';
 import { localNames } from '../../../src/backends/local/localNames.js';
@@ -186,4 +186,26 @@ describe('local backend: hostile input (#25)', () => {
       await assertClean(namespace, [a.uid, b.uid]);
     });
   }
+
+  it('publishing a worker whose pid is not a live process on this host warns at publish time', { timeout: 30_000 }, async () => {
+    const namespace = uniqueNamespace('deadpid');
+    const discovery = localDiscovery(namespace, { pollInterval: false });
+    const diagnostics: { kind: string; message: string; uid?: string }[] = [];
+    const subscription = discovery.diagnostics.subscribe((d) => diagnostics.push(d));
+    const publisher = discovery.publisher();
+    // Above the kernel's pid_max: never a live process.
+    const dead = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) + 1;
+    const ghost = makeWorker({ pid: dead });
+    const alive = makeWorker();
+    await publisher.publish('worker-added', alive);
+    await publisher.publish('worker-added', ghost);
+    await publisher.publish('worker-updated', workerInfo({ ...ghost, version: '2' }));
+    const warnings = diagnostics.filter((d) => d.kind === 'warning' && /not a live process on this host/.test(d.message));
+    assert.equal(warnings.length, 1, `one warning: ${JSON.stringify(diagnostics)}`);
+    assert.equal(warnings[0]?.uid, ghost.uid);
+    assert.match(warnings[0]?.message ?? '', new RegExp(`pid ${dead}\\b`));
+    subscription.unsubscribe();
+    await publisher.close();
+    await assertClean(namespace, [ghost.uid, alive.uid]);
+  });
 });
