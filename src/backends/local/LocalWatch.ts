@@ -16,6 +16,16 @@ import { slotUid } from './slotUid.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { WorkerBlocks } from './WorkerBlocks.js';
 
+/**
+ * Shortest time between two reads of the whole namespace for notifications
+ * no journal record explains (wool's, or a flood of touches), in ms: a
+ * tenth of the poll interval, from 10 to 100 ms. Later ones within it are
+ * coalesced into one read at its end.
+ */
+function foreignGap(pollInterval: number): number {
+  return pollInterval > 0 ? Math.min(100, Math.max(10, pollInterval / 10)) : 100;
+}
+
 /** Longest wait for the lock of a subscriber's background work, in ms. */
 const BACKGROUND_LOCK_TIMEOUT = 30_000;
 
@@ -64,6 +74,13 @@ export class LocalWatch {
   /** Reports of failed scans, rate-limited. */
   readonly #scanReports = new ReportLimiter();
   #stopped = false;
+  readonly #foreignGap: number;
+  /** When the namespace was last read whole for a notification no record explains. */
+  #foreignAt = -Infinity;
+  /** Runs the coalesced read of such notifications (see #foreign). */
+  #foreignTimer: NodeJS.Timeout | undefined;
+  /** Full reads of the namespace for such notifications (tests read it). @internal */
+  foreignScans = 0;
   /** The last scan failed: compare everything at the next. */
   #full = false;
   /** Entries found by the current scan (liveness checks them at once); cleared, not re-allocated, per scan. */
@@ -83,6 +100,7 @@ export class LocalWatch {
     // cleanup) never waits for the lock without bound.
     settings = { ...settings, lockTimeout: Math.min(settings.lockTimeout, BACKGROUND_LOCK_TIMEOUT) };
     this.#settings = settings;
+    this.#foreignGap = foreignGap(settings.pollInterval);
     this.#diagnostics = diagnostics;
     this.#sink = sink;
     this.#wake = new NotifyWatcher(names, settings.pollInterval, () => this.#scan());
@@ -108,6 +126,7 @@ export class LocalWatch {
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
+    clearTimeout(this.#foreignTimer);
     this.#wake.close();
     this.#journal.close();
     this.#workers.close();
@@ -217,7 +236,7 @@ export class LocalWatch {
     if (!this.#journal.follow(this.#applyRecord)) full = true;
     this.#afterFollow();
     if (this.#left) return;
-    if (!this.#journal.match(events, poll)) full = true;
+    if (!this.#journal.match(events, poll) && (full || poll || this.#foreign())) full = true;
     // The slow path: the segment itself (wool's changes, segment replaced or
     // removed, journal overrun, fallback poll).
     if (full || poll || segmentMoved || this.#mirror.stale || this.#workers.pendingCount > 0) {
@@ -229,6 +248,30 @@ export class LocalWatch {
     if (more) this.#wake.schedule();
     this.#reclaimer.check(fresh);
     fresh.clear();
+  }
+
+  /**
+   * A notification no journal record explains: whether to read the whole
+   * namespace now — at most once per gap; a later one within the gap is
+   * coalesced into one read at its end, so a flood of touches costs a few
+   * reads a second, not one per touch.
+   */
+  #foreign(): boolean {
+    const now = performance.now();
+    const wait = this.#foreignAt + this.#foreignGap - now;
+    if (wait <= 0) {
+      this.#foreignAt = now;
+      this.foreignScans += 1;
+      return true;
+    }
+    this.#foreignTimer ??= setTimeout(() => {
+      this.#foreignTimer = undefined;
+      this.#foreignAt = performance.now();
+      this.foreignScans += 1;
+      this.#full = true;
+      this.#wake.schedule();
+    }, wait);
+    return false;
   }
 
   // The sweep's callbacks, bound once (a scan allocates no closures).

@@ -3,9 +3,11 @@
 // met was reported on `diagnostics`, rate-limited.
 import assert from 'node:assert/strict';
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
-import { after, describe, it } from 'node:test';
+import { spawn } from 'node:child_process';
+import { after, describe, it, mock } from 'node:test';
 import { localDiscovery } from '../../../src/backends/local/index.js';
 import { localNames } from '../../../src/backends/local/localNames.js';
+import { SlotMirror } from '../../../src/backends/local/SlotMirror.js';
 import { touchNotify } from '../../../src/backends/local/touchNotify.js';
 import { uidBytes } from '../../../src/backends/local/uidBytes.js';
 import { encodeWorker } from '../../../src/codec/encodeWorker.js';
@@ -207,5 +209,41 @@ describe('local backend: hostile input (#25)', () => {
     subscription.unsubscribe();
     await publisher.close();
     await assertClean(namespace, [ghost.uid, alive.uid]);
+  });
+
+  it('a notification flood (notify touched in a loop by another process): reads of the namespace coalesced to a few a second, publishes still seen', { timeout: 30_000 }, async () => {
+    const namespace = uniqueNamespace('flood');
+    const names = localNames(namespace, TMP);
+    const discovery = localDiscovery(namespace, { pollInterval: 1000, capacity: 8, liveness: false });
+    const publisher = discovery.publisher();
+    const a = makeWorker();
+    await publisher.publish('worker-added', a);
+    const reads = mock.method(SlotMirror.prototype, 'read');
+    const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+    const FLOOD = 1500;
+    const script = `const fs = require('node:fs'); const end = Date.now() + ${FLOOD}; let n = 0; while (Date.now() < end) { fs.writeFileSync(${JSON.stringify(names.notifyPath)}, 'x' + n++); }`;
+    const flooder = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => flooder.once('exit', resolve));
+    try {
+      await sleep(300);
+      reads.mock.resetCalls();
+      const b = makeWorker();
+      await publisher.publish('worker-added', b);
+      await waitFor(() => recorder.workers.has(b.uid), 'a publish during the flood', 2_000);
+      await exited;
+      const count = reads.mock.callCount();
+      const perSecond = count / ((FLOOD - 300) / 1000);
+      // One per gap (100 ms at a 1 s poll), the poll ticks, the publish: ~15 a second (~500 without coalescing).
+      assert.ok(perSecond <= 25, `${count} reads of the namespace in ${FLOOD - 300} ms of flood (${perSecond.toFixed(1)}/s)`);
+      await publisher.publish('worker-dropped', b);
+      await waitFor(() => !recorder.workers.has(b.uid), 'a drop after the flood');
+    } finally {
+      reads.mock.restore();
+      flooder.kill('SIGKILL');
+    }
+    assert.equal(recorder.error, undefined);
+    recorder.stop();
+    await publisher.close();
+    await assertClean(namespace, [a.uid]);
   });
 });
