@@ -1,5 +1,8 @@
 import { ANOTHER_FORMAT, Journal, type JournalRecord } from './Journal.js';
 
+/** How long a record the segment does not show may wait for the records that explain it, in ms. */
+const SETTLE = 50;
+
 /** Something wrong with a journal, to report (rate-limited by `key`). @internal */
 export interface JournalProblem {
   /** What kind of problem (the same key is reported at most once a minute). */
@@ -34,8 +37,9 @@ export class JournalFollower {
   readonly #check: ((record: JournalRecord) => boolean) | undefined;
   /** Records the last {@link JournalFollower.follow} did not apply: the segment does not show them. */
   #skipped: JournalRecord[] = [];
-  /** The batch starting at this sequence number was already read again once (see #verify). */
-  #retriedFrom = -1;
+  /** The first record the segment did not show, and since when (see #verify). */
+  #blockedSeq = -1;
+  #blockedSince = 0;
   #behind = false;
   /** What the last follow found wrong with the journal (see {@link JournalFollower.takeProblem}). */
   #problem: JournalProblem | undefined;
@@ -170,27 +174,31 @@ export class JournalFollower {
     // with record `from + count`, the head still reads `from + count`: so
     // equality already means "maybe torn".
     if (journal.head() - from >= journal.count) return false;
-    const skipped = this.#check === undefined ? undefined : this.#verify(journal, records, head);
-    if (skipped === 'retry') {
-      this.#seq = from;
-      this.#behind = true;
-      return true;
+    const { skipped, stop } = this.#verify(records);
+    for (const record of records) {
+      if (record === stop) {
+        // Not explained yet: resume from it (see #verify).
+        this.#seq = record.seq;
+        this.#behind = true;
+        break;
+      }
+      if (skipped?.has(record) !== true && !apply(record)) break;
     }
-    for (const record of records) if (skipped?.has(record) !== true && !apply(record)) break;
     return skipped === undefined;
   }
 
   /**
    * Checks each uid's last record of a batch against the segment (earlier
    * ones are explained by the later: a worker added then dropped is in no
-   * slot by now). A record the segment does not show while the journal
-   * moved on since the batch was read may be explained by the records that
-   * follow: the batch is read again, once.
-   * @returns The records not to apply, or `'retry'`.
+   * slot by now). A record the segment does not show may be explained by a
+   * record not written yet (a publisher that freed the slot is about to
+   * journal the drop): the replay stops before it and resumes from it
+   * ({@link JournalFollower.behind}); only a record still unexplained
+   * {@link SETTLE} ms after it was first met is skipped.
    */
-  #verify(journal: Journal, records: readonly JournalRecord[], head: number): Set<JournalRecord> | 'retry' | undefined {
+  #verify(records: readonly JournalRecord[]): { skipped?: Set<JournalRecord>; stop?: JournalRecord | undefined } {
     const check = this.#check;
-    if (check === undefined) return undefined;
+    if (check === undefined) return {};
     let last: Map<string, JournalRecord> | undefined;
     if (records.length > 1) {
       last = new Map();
@@ -198,16 +206,16 @@ export class JournalFollower {
     }
     let skipped: Set<JournalRecord> | undefined;
     for (const record of last?.values() ?? records) if (!check(record)) (skipped ??= new Set()).add(record);
-    if (skipped === undefined) return undefined;
-    const from = records[0]?.seq ?? head;
-    const moved = journal.head() !== head;
-    if (moved && this.#retriedFrom !== from) {
-      this.#retriedFrom = from;
-      return 'retry';
+    if (skipped === undefined) return {};
+    const first = records.find((record) => skipped.has(record));
+    const now = performance.now();
+    if (first !== undefined && first.seq !== this.#blockedSeq) {
+      this.#blockedSeq = first.seq;
+      this.#blockedSince = now;
     }
-    // Reported only when nothing can explain them (the journal stood still).
-    if (!moved) this.#skipped.push(...skipped);
-    return skipped;
+    if (now - this.#blockedSince < SETTLE) return { stop: first };
+    this.#skipped.push(...skipped);
+    return { skipped };
   }
 
   /**

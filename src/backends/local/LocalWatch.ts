@@ -192,7 +192,8 @@ export class LocalWatch {
       });
     }
     const skipped = journal.takeSkipped();
-    if (journal.behind) this.#wake.schedule();
+    // Not a busy loop: the records that explain it are a publisher's critical section away.
+    if (journal.behind) setTimeout(this.#schedule, 1);
     const first = skipped[0];
     if (first === undefined) return;
     this.#mirror.invalidate();
@@ -273,6 +274,8 @@ export class LocalWatch {
     }, wait);
     return false;
   }
+
+  readonly #schedule = (): void => this.#wake.schedule();
 
   // The sweep's callbacks, bound once (a scan allocates no closures).
   readonly #current = (entry: BlockEntry): boolean => this.#workers.get(entry.uid) === entry;
