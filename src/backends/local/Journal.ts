@@ -8,6 +8,8 @@ import { openSafeIfExists } from './openSafeIfExists.js';
 const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
 const HEADER_SIZE = 64;
 const RECORD_HEADER = 40;
+/** Why a journal of another woolrx format is not used (not reported: it is no corruption). @internal */
+export const ANOTHER_FORMAT = 'it is of another woolrx journal format';
 /** Largest payload a record may hold: a block of the largest `blockSize` (16 MiB). */
 const MAX_RECORD_PAYLOAD = 1 << 24;
 /** Slot field meaning "not known". */
@@ -116,16 +118,32 @@ export class Journal {
     this.#scratch = Buffer.alloc(this.recordSize);
   }
 
-  /** Reads the header of `fd`; `undefined` unless it is a journal of this format. */
-  static #readHeader(fd: number): Buffer | undefined {
-    const header = Buffer.alloc(HEADER_SIZE);
-    if (readSync(fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE || header.readUInt32LE(0) !== MAGIC) return undefined;
+  /**
+   * What is wrong with a journal header, or `undefined` when it is one of
+   * this format with a possible record size and count.
+   */
+  static #headerProblem(header: Buffer): string | undefined {
+    if (header.readUInt32LE(0) !== MAGIC) {
+      // Another woolrx format (an older woolrx's `WRXJ`) is left alone, as documented; anything else is not a journal.
+      if ((header.readUInt32LE(0) & 0xffffff) === (MAGIC & 0xffffff)) return ANOTHER_FORMAT;
+      return 'it has no WRX2 magic (being created, or destroyed)';
+    }
     const recordSize = header.readUInt32LE(4);
     const count = header.readUInt32LE(8);
     // Another process's word: never allocated for beyond what a woolrx
     // journal can hold (records of a block of at most 16 MiB).
-    const fits = recordSize >= RECORD_HEADER && recordSize <= RECORD_HEADER + MAX_RECORD_PAYLOAD && count >= 1 && count <= JOURNAL_RECORDS;
-    return fits ? header : undefined;
+    if (recordSize < RECORD_HEADER || recordSize > RECORD_HEADER + MAX_RECORD_PAYLOAD) {
+      return `its header claims a record size of ${recordSize} bytes (${RECORD_HEADER} to ${RECORD_HEADER + MAX_RECORD_PAYLOAD} possible)`;
+    }
+    if (count < 1 || count > JOURNAL_RECORDS) return `its header claims a record count of ${count} (1 to ${JOURNAL_RECORDS} possible)`;
+    return undefined;
+  }
+
+  /** Reads the header of `fd`; why it is unusable (a string) unless it is a journal of this format. */
+  static #readHeader(fd: number): Buffer | string {
+    const header = Buffer.alloc(HEADER_SIZE);
+    if (readSync(fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) return `it is shorter than its ${HEADER_SIZE}-byte header`;
+    return Journal.#headerProblem(header) ?? header;
   }
 
   /**
@@ -165,11 +183,13 @@ export class Journal {
   /**
    * Opens an existing journal read-only.
    * @param path The journal's path.
+   * @param unusable Told why, when there is a file but not a usable journal
+   * (another format, a corrupt header).
    * @returns The journal, or `undefined` if there is none (or it is not initialised yet).
    */
-  static openForRead(path: string): Journal | undefined {
+  static openForRead(path: string, unusable?: (why: string) => void): Journal | undefined {
     const file = openSafeIfExists(path, constants.O_RDONLY);
-    return file === undefined ? undefined : Journal.#adopt(file.fd);
+    return file === undefined ? undefined : Journal.#adopt(file.fd, unusable);
   }
 
   /**
@@ -177,10 +197,11 @@ export class Journal {
    * returns `undefined` if it is not a journal of this format, or is being
    * removed (its remover holds an exclusive `flock`).
    */
-  static #adopt(fd: number): Journal | undefined {
+  static #adopt(fd: number, unusable?: (why: string) => void): Journal | undefined {
     try {
       const header = tryFlock(fd, 'shnb') ? Journal.#readHeader(fd) : undefined;
-      if (header === undefined) {
+      if (header === undefined || typeof header === 'string') {
+        if (header !== undefined) unusable?.(header);
         closeSync(fd);
         return undefined;
       }
@@ -212,10 +233,29 @@ export class Journal {
     }
   }
 
-  /** @returns The next sequence number to be written. */
+  /**
+   * Reads the head (with the header's magic, record size and count, in the
+   * same read: see {@link Journal.headerChanged}).
+   * @returns The next sequence number to be written.
+   */
   head(): number {
-    readSync(this.fd, this.#header, 16, 8, 16);
+    readSync(this.fd, this.#header, 0, 24, 0);
     return readU64(this.#header, 16);
+  }
+
+  /**
+   * Whether the magic, record size or count read by the last
+   * {@link Journal.head} differ from those the journal was opened with
+   * (nobody rewrites them: corruption).
+   * @returns Why the journal is no longer usable, or `undefined`.
+   */
+  headerChanged(): string | undefined {
+    const header = this.#header;
+    if (header.readUInt32LE(0) === MAGIC && header.readUInt32LE(4) === this.recordSize && header.readUInt32LE(8) === this.count) return undefined;
+    return (
+      Journal.#headerProblem(header) ??
+      `its header changed (record size ${this.recordSize} → ${header.readUInt32LE(4)}, count ${this.count} → ${header.readUInt32LE(8)})`
+    );
   }
 
   /** @returns Whether the file still has a name (it is unlinked by the last one out). */

@@ -1,4 +1,16 @@
-import { Journal, type JournalRecord } from './Journal.js';
+import { ANOTHER_FORMAT, Journal, type JournalRecord } from './Journal.js';
+
+/** How long a record the segment does not show may wait for the records that explain it, in ms. */
+const SETTLE = 50;
+
+/** Something wrong with a journal, to report (rate-limited by `key`). @internal */
+export interface JournalProblem {
+  /** What kind of problem (the same key is reported at most once a minute). */
+  readonly key: string;
+  /** May be an instant's state (a journal being created): reported only if it lasts. */
+  readonly transient: boolean;
+  readonly message: string;
+}
 
 /**
  * A subscriber's reading position in woolrx's journal of a namespace (see
@@ -22,10 +34,64 @@ export class JournalFollower {
   #matched = 0;
   /** The head at the previous poll tick (a record still unmatched a tick later lost its notification). */
   #matchedMark = 0;
+  readonly #check: ((record: JournalRecord) => boolean) | undefined;
+  /** Records the last {@link JournalFollower.follow} did not apply: the segment does not show them. */
+  #skipped: JournalRecord[] = [];
+  /** The first record the segment did not show, and since when (see #verify). */
+  #blockedSeq = -1;
+  #blockedSince = 0;
+  #behind = false;
+  /** What the last follow found wrong with the journal (see {@link JournalFollower.takeProblem}). */
+  #problem: JournalProblem | undefined;
+  readonly #unusable = (why: string): void => {
+    if (why === ANOTHER_FORMAT) return;
+    this.#problem = { key: `header:${why}`, transient: /magic|shorter/.test(why), message: `Journal ${this.#path} is not used: ${why}` };
+  };
 
-  /** @param path The journal's path. */
-  constructor(path: string) {
+  /**
+   * @param path The journal's path.
+   * @param check Whether the segment shows a record's change (its slot holds
+   * the worker after an add or update, no longer holds it after a drop): a
+   * record is a hint, the segment is the truth. Without it every record is
+   * applied.
+   */
+  constructor(path: string, check?: (record: JournalRecord) => boolean) {
     this.#path = path;
+    this.#check = check;
+  }
+
+  /**
+   * The last {@link JournalFollower.follow} stopped short of the head: a
+   * record did not match the segment while the journal moved on (the
+   * records after it may explain it). Follow again on the next turn.
+   */
+  get behind(): boolean {
+    return this.#behind;
+  }
+
+  /**
+   * What the last {@link JournalFollower.follow} found wrong with the
+   * journal — a header that is not a journal's or changed under it, a head
+   * that no record backs — or `undefined`. Such a journal is not followed:
+   * the caller finds the changes in the segment, as it finds wool's.
+   * @returns The problem.
+   */
+  takeProblem(): JournalProblem | undefined {
+    const problem = this.#problem;
+    this.#problem = undefined;
+    return problem;
+  }
+
+  /**
+   * The records the last {@link JournalFollower.follow} left unapplied
+   * because the segment does not show them (forged, or corrupt); the list
+   * starts empty again. The caller reports them and reads the segment.
+   * @returns The records.
+   */
+  takeSkipped(): JournalRecord[] {
+    const skipped = this.#skipped;
+    if (skipped.length > 0) this.#skipped = [];
+    return skipped;
   }
 
   /** The next sequence number to apply. */
@@ -42,9 +108,13 @@ export class JournalFollower {
    * (the notifications of earlier records are not ours to count).
    * @param verify Re-check that the journal held is still linked (after the
    * segment may have been removed: the journal goes with it).
-   * @returns `false` when records were lost (overrun): the caller reconciles.
+   * @returns `false` when records were lost (overrun), or not applied
+   * because the segment does not show them ({@link JournalFollower.takeSkipped}):
+   * the caller reconciles with the segment.
    */
   follow(apply: (record: JournalRecord) => boolean, skip = false, verify = false): boolean {
+    this.#behind = false;
+    this.#problem = undefined;
     let journal = this.#journal;
     // The journal is removed only together with the segment, whose removal
     // triggers a reconciliation: that is when to check it is still current.
@@ -53,7 +123,7 @@ export class JournalFollower {
       journal = this.#journal = undefined;
     }
     if (journal === undefined) {
-      journal = this.#journal = Journal.openForRead(this.#path);
+      journal = this.#journal = Journal.openForRead(this.#path, this.#unusable);
       if (journal === undefined) return true;
       if (journal.epoch !== this.#epoch) {
         // A journal created (or re-created) since we last looked: all of it
@@ -65,6 +135,12 @@ export class JournalFollower {
       }
     }
     const head = journal.head();
+    const changed = journal.headerChanged();
+    if (changed !== undefined) {
+      this.#unusable(changed);
+      this.close();
+      return false;
+    }
     if (skip) {
       this.#seq = head;
       this.#matched = head;
@@ -74,7 +150,19 @@ export class JournalFollower {
     const from = this.#seq;
     if (head === from) return true;
     this.#seq = head;
-    if (head < from || head - from > journal.count) return false;
+    if (head < from || head - from > journal.count) {
+      // A subscriber more than a ring behind (an overrun) is normal: the
+      // ring then holds the last `count` records. A head that went back, or
+      // whose ring does not hold them, is corrupt. (The second oldest is
+      // checked: a writer overwrites it only after moving the head on, which
+      // the second read of the head would show.)
+      const oldest = head - journal.count + (journal.count > 1 ? 1 : 0);
+      if (head < from || !Number.isSafeInteger(head) || (journal.read(oldest) === undefined && journal.head() === head)) {
+        const why = head < from ? `${from} were already read` : `record ${oldest} is not in the ring`;
+        this.#problem = { key: 'head', transient: false, message: `Journal ${this.#path} has a corrupt head: it claims ${head} records written, but ${why}` };
+      }
+      return false;
+    }
     const records: JournalRecord[] = [];
     for (let seq = from; seq < head; seq += 1) {
       const record = journal.read(seq);
@@ -86,8 +174,48 @@ export class JournalFollower {
     // with record `from + count`, the head still reads `from + count`: so
     // equality already means "maybe torn".
     if (journal.head() - from >= journal.count) return false;
-    for (const record of records) if (!apply(record)) break;
-    return true;
+    const { skipped, stop } = this.#verify(records);
+    for (const record of records) {
+      if (record === stop) {
+        // Not explained yet: resume from it (see #verify).
+        this.#seq = record.seq;
+        this.#behind = true;
+        break;
+      }
+      if (skipped?.has(record) !== true && !apply(record)) break;
+    }
+    return skipped === undefined;
+  }
+
+  /**
+   * Checks each uid's last record of a batch against the segment (earlier
+   * ones are explained by the later: a worker added then dropped is in no
+   * slot by now). A record the segment does not show may be explained by a
+   * record not written yet (a publisher that freed the slot is about to
+   * journal the drop): the replay stops before it and resumes from it
+   * ({@link JournalFollower.behind}); only a record still unexplained
+   * {@link SETTLE} ms after it was first met is skipped.
+   */
+  #verify(records: readonly JournalRecord[]): { skipped?: Set<JournalRecord>; stop?: JournalRecord | undefined } {
+    const check = this.#check;
+    if (check === undefined) return {};
+    let last: Map<string, JournalRecord> | undefined;
+    if (records.length > 1) {
+      last = new Map();
+      for (const record of records) last.set(record.uid.toString('latin1'), record);
+    }
+    let skipped: Set<JournalRecord> | undefined;
+    for (const record of last?.values() ?? records) if (!check(record)) (skipped ??= new Set()).add(record);
+    if (skipped === undefined) return {};
+    const first = records.find((record) => skipped.has(record));
+    const now = performance.now();
+    if (first !== undefined && first.seq !== this.#blockedSeq) {
+      this.#blockedSeq = first.seq;
+      this.#blockedSince = now;
+    }
+    if (now - this.#blockedSince < SETTLE) return { stop: first };
+    this.#skipped.push(...skipped);
+    return { skipped };
   }
 
   /**

@@ -9,6 +9,7 @@ import type { WorkerInfo } from '../../model/types.js';
 import { removeLockParent } from './acquireNamespaceLock.js';
 import { cleanupNamespace } from './cleanupNamespace.js';
 import { findSlot } from './findSlot.js';
+import { isAlive } from './isAlive.js';
 import { JOURNAL_ADDED, JOURNAL_UPDATED } from './Journal.js';
 import { FREE_SLOT } from './layout.js';
 import { NamespaceWriter, SegmentNotReady } from './NamespaceWriter.js';
@@ -46,6 +47,8 @@ export class LocalPublisher extends PublisherBase {
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
   /** uid → inode of the block this publisher created when it registered the worker. */
   readonly #registered = new Map<string, number>();
+  /** The last pid warned about as not alive (not to warn for every publish of it). */
+  #warnedPid = 0;
 
   /**
    * @param names The namespace's names.
@@ -61,8 +64,27 @@ export class LocalPublisher extends PublisherBase {
   }
 
   protected override apply(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
+    if (type !== 'worker-dropped') this.#checkPid(worker);
     const payload = type === 'worker-dropped' ? undefined : encodeWorker(worker);
     return this.#writer.locked((segment) => this.#change(segment, type, worker, payload), type === 'worker-added');
+  }
+
+  /**
+   * Warns (once per pid in a row) when a worker names a pid that is not a
+   * live process on this host: subscribers that check liveness (the
+   * default) drop and reclaim it at once. The publish goes ahead: a pid of
+   * another host's process is the caller's choice.
+   */
+  #checkPid(worker: WorkerInfo): void {
+    const pid = worker.pid;
+    if (pid <= 0 || pid === process.pid || pid === this.#warnedPid || isAlive(pid)) return;
+    this.#warnedPid = pid;
+    this.#diagnostics.next({
+      kind: 'warning',
+      namespace: this.#names.namespace,
+      uid: worker.uid,
+      message: `Worker ${worker.uid} names pid ${pid}, which is not a live process on this host: subscribers that check liveness (the default) will drop it and reclaim its slot at once`,
+    });
   }
 
   /** close(): withdraws what this publisher owns, then cleans up if this was the last one out. */

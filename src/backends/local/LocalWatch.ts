@@ -16,6 +16,16 @@ import { slotUid } from './slotUid.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { WorkerBlocks } from './WorkerBlocks.js';
 
+/**
+ * Shortest time between two reads of the whole namespace for notifications
+ * no journal record explains (wool's, or a flood of touches), in ms: a
+ * tenth of the poll interval, from 10 to 100 ms. Later ones within it are
+ * coalesced into one read at its end.
+ */
+function foreignGap(pollInterval: number): number {
+  return pollInterval > 0 ? Math.min(100, Math.max(10, pollInterval / 10)) : 100;
+}
+
 /** Longest wait for the lock of a subscriber's background work, in ms. */
 const BACKGROUND_LOCK_TIMEOUT = 30_000;
 
@@ -57,9 +67,20 @@ export class LocalWatch {
   readonly #reclaimer: Reclaimer;
   /** Reports of what is wrong with the segment, rate-limited. */
   readonly #segmentReports = new ReportLimiter();
+  /** Reports of a corrupt journal, rate-limited. */
+  readonly #journalReports = new ReportLimiter();
+  /** Reports of journal records the segment does not show, rate-limited. */
+  readonly #recordReports = new ReportLimiter();
   /** Reports of failed scans, rate-limited. */
   readonly #scanReports = new ReportLimiter();
   #stopped = false;
+  readonly #foreignGap: number;
+  /** When the namespace was last read whole for a notification no record explains. */
+  #foreignAt = -Infinity;
+  /** Runs the coalesced read of such notifications (see #foreign). */
+  #foreignTimer: NodeJS.Timeout | undefined;
+  /** Full reads of the namespace for such notifications (tests read it). @internal */
+  foreignScans = 0;
   /** The last scan failed: compare everything at the next. */
   #full = false;
   /** Entries found by the current scan (liveness checks them at once); cleared, not re-allocated, per scan. */
@@ -79,10 +100,11 @@ export class LocalWatch {
     // cleanup) never waits for the lock without bound.
     settings = { ...settings, lockTimeout: Math.min(settings.lockTimeout, BACKGROUND_LOCK_TIMEOUT) };
     this.#settings = settings;
+    this.#foreignGap = foreignGap(settings.pollInterval);
     this.#diagnostics = diagnostics;
     this.#sink = sink;
     this.#wake = new NotifyWatcher(names, settings.pollInterval, () => this.#scan());
-    this.#journal = new JournalFollower(names.journalPath);
+    this.#journal = new JournalFollower(names.journalPath, this.#shows);
     this.#mirror = new SlotMirror(names.segmentPath, Math.max(settings.capacity, MAX_READ_CAPACITY));
     const schedule = (): void => this.#wake.schedule();
     const reader = new BlockReader(names.shmDir, MAX_OPEN_BLOCKS, Math.max(settings.blockSize, MAX_READ_BLOCK));
@@ -104,6 +126,7 @@ export class LocalWatch {
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
+    clearTimeout(this.#foreignTimer);
     this.#wake.close();
     this.#journal.close();
     this.#workers.close();
@@ -143,6 +166,49 @@ export class LocalWatch {
     });
   }
 
+  /**
+   * Whether the segment shows a journal record's change: a record is a
+   * hint (another process's word), the slots and blocks are the truth.
+   */
+  readonly #shows = (record: JournalRecord): boolean => {
+    const holds = this.#mirror.holds(record.slot, record.uid);
+    return record.type === JOURNAL_DROPPED ? !holds : holds;
+  };
+
+  /**
+   * After each replay: reports (rate-limited) a corrupt journal and the records not applied
+   * because the segment does not show them, and makes the next read of the
+   * segment compare every uid; asks for another turn when the replay
+   * stopped short of the head.
+   */
+  #afterFollow(): void {
+    const journal = this.#journal;
+    const problem = journal.takeProblem();
+    if (problem !== undefined && this.#journalReports.seen(problem.key, problem.transient ? 2 : 1)) {
+      this.#diagnostics.next({
+        kind: 'malformed-record',
+        namespace: this.#names.namespace,
+        message: `${problem.message} (namespace ${JSON.stringify(this.#names.namespace)}); finding the changes in the segment instead`,
+      });
+    }
+    const skipped = journal.takeSkipped();
+    // Not a busy loop: the records that explain it are a publisher's critical section away.
+    if (journal.behind) setTimeout(this.#schedule, 1);
+    const first = skipped[0];
+    if (first === undefined) return;
+    this.#mirror.invalidate();
+    if (!this.#recordReports.seen('record')) return;
+    const uid = slotUid(first.uid, 0);
+    const what = first.type === JOURNAL_DROPPED ? 'dropped from' : 'in';
+    const more = skipped.length > 1 ? ` (and ${skipped.length - 1} more)` : '';
+    this.#diagnostics.next({
+      kind: 'malformed-record',
+      namespace: this.#names.namespace,
+      uid,
+      message: `Journal record ${first.seq} of namespace ${JSON.stringify(this.#names.namespace)} (worker ${uid} ${what} slot ${first.slot ?? 'unknown'}) does not match the segment${more}: not applied (a journal record is a hint; the slots and blocks are the truth); reading the segment instead`,
+    });
+  }
+
   #warn(message: string, error: unknown): void {
     this.#diagnostics.next({ kind: 'warning', namespace: this.#names.namespace, message, error });
   }
@@ -169,8 +235,9 @@ export class LocalWatch {
     fresh.clear();
     // The fast path: woolrx's publishes, replayed in order from the journal.
     if (!this.#journal.follow(this.#applyRecord)) full = true;
+    this.#afterFollow();
     if (this.#left) return;
-    if (!this.#journal.match(events, poll)) full = true;
+    if (!this.#journal.match(events, poll) && (full || poll || this.#foreign())) full = true;
     // The slow path: the segment itself (wool's changes, segment replaced or
     // removed, journal overrun, fallback poll).
     if (full || poll || segmentMoved || this.#mirror.stale || this.#workers.pendingCount > 0) {
@@ -183,6 +250,32 @@ export class LocalWatch {
     this.#reclaimer.check(fresh);
     fresh.clear();
   }
+
+  /**
+   * A notification no journal record explains: whether to read the whole
+   * namespace now — at most once per gap; a later one within the gap is
+   * coalesced into one read at its end, so a flood of touches costs a few
+   * reads a second, not one per touch.
+   */
+  #foreign(): boolean {
+    const now = performance.now();
+    const wait = this.#foreignAt + this.#foreignGap - now;
+    if (wait <= 0) {
+      this.#foreignAt = now;
+      this.foreignScans += 1;
+      return true;
+    }
+    this.#foreignTimer ??= setTimeout(() => {
+      this.#foreignTimer = undefined;
+      this.#foreignAt = performance.now();
+      this.foreignScans += 1;
+      this.#full = true;
+      this.#wake.schedule();
+    }, wait);
+    return false;
+  }
+
+  readonly #schedule = (): void => this.#wake.schedule();
 
   // The sweep's callbacks, bound once (a scan allocates no closures).
   readonly #current = (entry: BlockEntry): boolean => this.#workers.get(entry.uid) === entry;
@@ -233,6 +326,7 @@ export class LocalWatch {
   #reconcile(blocks: 'all' | 'poll' | 'changed', recheck: boolean, initial = false): void {
     const journal = this.#journal;
     journal.follow(this.#applyRecord, initial, true);
+    this.#afterFollow();
     if (this.#left) return;
     const mirror = this.#mirror;
     const workers = this.#workers;
@@ -250,6 +344,10 @@ export class LocalWatch {
     } finally {
       this.#journaled = undefined;
     }
+    this.#afterFollow();
+    // Stopped short of the head: records between the first replay and the
+    // read are not applied yet, so the read's verdicts wait for them.
+    const behind = journal.behind;
     if (this.#left) return;
     if (!replayed) {
       // Records lost (overrun): the next scan reconciles everything again.
@@ -261,7 +359,7 @@ export class LocalWatch {
     for (const uid of stale ? [...workers.uids()] : changed) {
       const entry = workers.get(uid);
       if (entry === undefined || mirror.has(uid)) continue;
-      if (journaled.has(uid)) {
+      if (behind || journaled.has(uid)) {
         deferred = true;
         continue;
       }
@@ -270,7 +368,7 @@ export class LocalWatch {
     }
     for (const uid of stale ? mirror.uids() : changed) {
       if (workers.get(uid) !== undefined || !mirror.has(uid)) continue;
-      if (journaled.has(uid)) {
+      if (behind || journaled.has(uid)) {
         deferred = true;
         continue;
       }

@@ -139,6 +139,16 @@ export class SegmentFile {
   }
 
   /**
+   * Reads one slot.
+   * @param index The slot number (below the ready capacity).
+   * @param into A buffer of at least 16 bytes.
+   * @returns Whether all 16 bytes were read.
+   */
+  readSlot(index: number, into: Buffer): boolean {
+    return readSync(this.fd, into, 0, SLOT_SIZE, HEADER_SIZE + SLOT_SIZE * index) === SLOT_SIZE;
+  }
+
+  /**
    * Writes one slot.
    * @param index The slot number.
    * @param bytes 16 bytes: a UUID, or zeros to free it.

@@ -68,6 +68,7 @@ export class SlotMirror {
   /** How many slots hold each uid, per the copy. */
   readonly #present = new Map<string, number>();
   #changed: Set<string> | undefined;
+  readonly #slot = Buffer.alloc(SLOT_SIZE);
 
   /**
    * @param path The segment's path.
@@ -94,6 +95,27 @@ export class SlotMirror {
    */
   has(uid: string): boolean {
     return this.#present.has(uid);
+  }
+
+  /**
+   * Whether the segment's slot holds a worker now (one 16-byte read of the
+   * segment, not of the copy): what a journal record claims is checked
+   * against it. A segment replaced since it was opened is re-opened.
+   * @param slot The slot number, or `undefined` (never held).
+   * @param uid The worker's 16 UUID bytes.
+   * @returns `false` also when there is no usable segment or no such slot.
+   */
+  holds(slot: number | undefined, uid: Buffer): boolean {
+    if (slot === undefined) return false;
+    for (let attempt = 0; ; attempt += 1) {
+      const segment = (this.#segment ??= SegmentFile.open(this.#path, false, this.#maxCapacity));
+      if (segment === undefined) return false;
+      const capacity = segment.capacity();
+      if (capacity !== undefined && slot < capacity && segment.readSlot(slot, this.#slot) && this.#slot.equals(uid)) return true;
+      if (attempt > 0 || segment.isAt(this.#path)) return false;
+      segment.close();
+      this.#segment = undefined;
+    }
   }
 
   /** @returns Every uid some slot holds, per the copy. */
