@@ -84,7 +84,7 @@ function load(): NativeFlock {
     throw new FlockUnavailableError(
       label,
       `no prebuilt addon for it (${file} is missing; woolrx ships ${SHIPPED}). Use the memory, lan or etcd backend here` +
-        (isWoolrxRoot(root) && existsSync(join(root, 'native')) ? ', or run `npm run build` in the repository' : ''),
+        (existsSync(join(root, 'native')) ? ', or run `npm run build` in the repository' : ''),
     );
   }
   const module = { exports: {} as Partial<NativeFlock> };
