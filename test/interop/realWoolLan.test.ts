@@ -198,6 +198,8 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     await keyed.waitUntil(() => (keyed.events('k').at(-1)?.worker?.version === w2.version ? true : undefined), 'the keyed subscriber follows the update');
     await rx.ok({ op: 'publish', id: 'p', type: 'worker-dropped', worker: w2 });
     await wool.waitForState('s', [], 'the goodbye', 3000);
+    // The two subscribers hear the same goodbye in two processes: wait for the keyed one too.
+    await keyed.waitUntil(() => keyed.events('k').find((r) => r.type === 'worker-dropped'), 'the keyed subscriber drops it on the goodbye', 3000);
     assert.deepEqual(wool.events('s').map((r) => r.type).filter((t) => t !== 'worker-updated'), ['worker-added', 'worker-dropped']);
     assert.deepEqual(keyed.events('k').map((r) => r.type), ['worker-added', 'worker-updated', 'worker-dropped'], 'one update, never a re-signing');
     assert.deepEqual(wool.errors(), []);
