@@ -7,8 +7,8 @@
  * signal (`syncWindow` at its default), with how many workers it had then;
  * and what B's veth received meanwhile (packets, bytes, UDP receive-buffer
  * drops). The floor: the same number of datagrams of the same size, asked
- * for with one datagram and sent back unpaced over plain UDP (no DNS, no
- * discovery).
+ * for with one datagram and sent back over plain UDP (no DNS, no
+ * discovery), in bursts of 32.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';

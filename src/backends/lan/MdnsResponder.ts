@@ -3,10 +3,10 @@ import type { Answer } from 'dns-packet';
 import type { QueryPacket, ResponsePacket } from 'multicast-dns';
 import { errorMessage, toError } from '../../discovery/errorMessage.js';
 import { answerQuery, type AnsweredWorker } from './answerQuery.js';
+import { encodeResponses } from './encodeResponses.js';
 import { LanNameConflictError } from './LanNameConflictError.js';
 import type { LanSocketError } from './LanSocketError.js';
 import { openMdns, type MdnsSocket } from './openMdns.js';
-import { packResponses } from './packResponses.js';
 import { probeName } from './probeName.js';
 import { recordTtl } from './recordTtl.js';
 import { workerRecords, type WorkerAdvert } from './workerRecords.js';
@@ -270,9 +270,9 @@ export class MdnsResponder {
   async #send(bundles: readonly Answer[][]): Promise<void> {
     const socket = this.#socket;
     if (socket === undefined) return;
-    for (const [index, answers] of packResponses(bundles).entries()) {
+    for (const [index, message] of encodeResponses(bundles).entries()) {
       if (index >= BURST) await sleep(1);
-      await socket.respond({ answers });
+      await socket.respondEncoded(message);
     }
   }
 
