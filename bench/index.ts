@@ -158,12 +158,13 @@ async function runLan(): Promise<Record<string, unknown>> {
     const { benchLanLateJoiner } = await import('./lan/lateJoiner.js');
     for (const workers of workersArg === undefined ? [1_000, 5_000] : [workersArg]) {
       const result = await benchLanLateJoiner({ workers, runs: runsArg });
-      const of = (key: 'all_ms' | 'synced_ms' | 'seen_at_synced' | 'rx_packets' | 'rx_bytes' | 'udp_rcvbuf_errors'): number[] =>
+      const of = (key: 'first_ms' | 'all_ms' | 'synced_ms' | 'seen_at_synced' | 'rx_packets' | 'rx_bytes' | 'udp_rcvbuf_errors'): number[] =>
         result.runs.map((run) => run[key]);
       const median = (numbers: readonly number[]): number => spread(numbers).median;
       printTable(
         `lan: late joiner, 1 publisher holding ${workers} workers (probe off), a new subscriber in another namespace (${result.runs.length} runs: median; min/median/max in the names)`,
         [
+          { name: `subscribe → first worker seen (${spreadText(of('first_ms'))})`, value: median(of('first_ms')), unit: 'ms' },
           { name: `subscribe → all ${workers} workers seen (${spreadText(of('all_ms'))})`, value: median(of('all_ms')), unit: 'ms' },
           { name: `subscribe → synced, default syncWindow (${spreadText(of('synced_ms'))})`, value: median(of('synced_ms')), unit: 'ms' },
           { name: `workers in the synced state (${spreadText(of('seen_at_synced'))})`, value: median(of('seen_at_synced')), unit: 'workers' },

@@ -17,6 +17,7 @@ import { Netns } from '../../test/backends/lan/netns.js';
 
 /** One late joiner's run. */
 export interface LateJoinerRun {
+  first_ms: number;
   all_ms: number;
   synced_ms: number;
   seen_at_synced: number;
@@ -86,7 +87,7 @@ export async function benchLanLateJoiner(opts: { workers: number; runs: number }
     await sleep(1500); // the repeated announcements (1 s later) are out
     const results: LateJoinerRun[] = [];
     for (let run = 0; run < runs; run++) {
-      const joiner = pair.b.spawnNode('bench/lan/lateJoinerProcess.ts', [namespace, String(workers), pair.veth.b]);
+      const joiner = pair.b.spawnNode('bench/lan/lateJoinerProcess.ts', [namespace, String(workers), pair.veth.b], process.env['PROF'] ? ['--cpu-prof', '--cpu-prof-dir=/tmp/lanwork/prof'] : []);
       children.push(joiner);
       forwardStderr(joiner);
       await nextLine(joiner, 'joiner ready', 30_000, (message) => message['ready'] === true);
@@ -95,7 +96,7 @@ export async function benchLanLateJoiner(opts: { workers: number; runs: number }
       const result = await nextLine(joiner, 'joiner result', 30_000, (message) => 'all_ms' in message);
       if (result['all_ms'] === null) throw new Error(`LAN late-joiner bench: the joiner saw ${String(result['seen'])} of ${workers} workers`);
       results.push(result as unknown as LateJoinerRun);
-      joiner.kill('SIGKILL');
+      joiner.stdin?.end(); await sleep(500); joiner.kill('SIGKILL');
       await sleep(1200); // the joiner's queries are answered and done
     }
     publisher.kill('SIGKILL');

@@ -4,7 +4,7 @@
  * Prints `{"ready":true}`, then on the line `go` on stdin subscribes to
  * `watch()` and prints, once both the synced signal has come and `workers`
  * distinct workers are seen (or 20 s have passed), one line
- * `{"all_ms":…,"synced_ms":…,"seen_at_synced":…,"rx_packets":…,"rx_bytes":…,"udp_rcvbuf_errors":…}`:
+ * `{"first_ms":…,"all_ms":…,"synced_ms":…,"seen_at_synced":…,"rx_packets":…,"rx_bytes":…,"udp_rcvbuf_errors":…}`:
  * times from the subscribe call, and what this namespace's `interface`
  * received meanwhile (/proc/net/dev, /proc/net/snmp are per network namespace).
  */
@@ -31,6 +31,7 @@ function counters(): { rxPackets: number; rxBytes: number; rcvbufErrors: number 
 const go = (): void => {
   const before = counters();
   const seen = new Set<string>();
+  let firstMs: number | undefined;
   let allMs: number | undefined;
   let syncedMs: number | undefined;
   let seenAtSynced = 0;
@@ -41,6 +42,7 @@ const go = (): void => {
     clearTimeout(timeout);
     process.stdout.write(
       `${JSON.stringify({
+        first_ms: firstMs ?? null,
         all_ms: allMs ?? null,
         synced_ms: syncedMs ?? null,
         seen_at_synced: seenAtSynced,
@@ -60,6 +62,7 @@ const go = (): void => {
           syncedMs = performance.now() - start;
           seenAtSynced = seen.size;
         } else if (item.type === 'worker-added') {
+          firstMs ??= performance.now() - start;
           seen.add(item.worker.uid);
           if (seen.size === workers && allMs === undefined) allMs = performance.now() - start;
         }

@@ -21,6 +21,14 @@ const TYPE_CODES: Readonly<Record<string, number>> = { A: 1, PTR: 12, TXT: 16, S
 /** Where the type of a lone record named `.` starts in dns-packet's encoding: after the header and the root name. */
 const LONE_TYPE_OFFSET = 12 + 1;
 
+/** One response {@link encodeResponses} made. @internal */
+export interface EncodedResponse {
+  /** The DNS message. */
+  readonly message: Buffer;
+  /** How many of the (non-empty) bundles it holds, the next ones in order. */
+  readonly bundles: number;
+}
+
 /** Writes one response: a DNS header and answers, with names compressed (RFC 1035 §4.1.4, RFC 6762 §18.14). */
 class ResponseWriter {
   readonly #buffer = Buffer.allocUnsafe(MAX_MESSAGE);
@@ -167,22 +175,27 @@ class ResponseWriter {
  * @internal
  * @param bundles The records to send, a bundle per worker.
  * @param budget The size a response stays within, in bytes.
- * @returns The responses, encoded (DNS id 0, authoritative, every record an answer).
+ * @returns The responses, encoded (DNS id 0, authoritative, every record an answer), each with how many bundles it holds.
  * @throws {RangeError} When one bundle does not fit a DNS message (64 KiB).
  */
-export function encodeResponses(bundles: readonly (readonly Answer[])[], budget = RESPONSE_BUDGET): Buffer[] {
-  const packets: Buffer[] = [];
+export function encodeResponses(bundles: readonly (readonly Answer[])[], budget = RESPONSE_BUDGET): EncodedResponse[] {
+  const packets: EncodedResponse[] = [];
   const writer = new ResponseWriter();
+  let held = 0;
   for (const bundle of bundles) {
     if (bundle.length === 0) continue;
     const mark = writer.mark();
     for (const record of bundle) writer.write(record);
-    if (writer.size <= budget || mark.answers === 0) continue;
+    if (writer.size <= budget || held === 0) {
+      held++;
+      continue;
+    }
     writer.rollBack(mark);
-    packets.push(writer.finish());
+    packets.push({ message: writer.finish(), bundles: held });
     writer.reset();
     for (const record of bundle) writer.write(record);
+    held = 1;
   }
-  if (writer.answers > 0) packets.push(writer.finish());
+  if (held > 0) packets.push({ message: writer.finish(), bundles: held });
   return packets;
 }
