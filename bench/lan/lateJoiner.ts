@@ -87,7 +87,7 @@ export async function benchLanLateJoiner(opts: { workers: number; runs: number }
     await sleep(1500); // the repeated announcements (1 s later) are out
     const results: LateJoinerRun[] = [];
     for (let run = 0; run < runs; run++) {
-      const joiner = pair.b.spawnNode('bench/lan/lateJoinerProcess.ts', [namespace, String(workers), pair.veth.b], process.env['PROF'] ? ['--cpu-prof', '--cpu-prof-dir=/tmp/lanwork/prof'] : []);
+      const joiner = pair.b.spawnNode('bench/lan/lateJoinerProcess.ts', [namespace, String(workers), pair.veth.b]);
       children.push(joiner);
       forwardStderr(joiner);
       await nextLine(joiner, 'joiner ready', 30_000, (message) => message['ready'] === true);

@@ -66,8 +66,12 @@ function signatureOf(records: readonly Answer[]): string {
  * bit (peers replace them in place: no goodbye, so no drop/add pair), sends
  * goodbyes (TTL 0) on withdraw and close, and answers queries for the
  * service type, the instance and host names and the service enumeration.
- * Responses are packed into packets of about 1200 bytes; long bursts are
- * paced at 1 ms per packet. Its socket opens on the first registration.
+ * Responses are encoded with name compression into packets of at most
+ * 1440 bytes, each holding whole workers (a peer needs no follow-up query
+ * for a worker it got a packet of); the first 32 packets of a send go at
+ * once, the rest 2 per millisecond. Records the query lists as known are
+ * left out, and so are records already queued to go out. Its socket opens
+ * on the first registration.
  * @internal Used by {@link LanPublisher}; calls must not overlap (the
  * publisher's queue serialises them).
  */
