@@ -128,7 +128,7 @@ class ResponseWriter {
 
   /** A record of another type: type, class, TTL and rdata as dns-packet encodes them (uncompressed), after the compressed name. */
   #lone(record: Answer): void {
-    const lone = dnsPacket.encode({ type: 'response', answers: [{ ...record, name: '.' } as Answer] });
+    const lone = dnsPacket.encode({ type: 'response', answers: [{ ...record, name: '.' }] });
     const rest = lone.subarray(LONE_TYPE_OFFSET);
     this.#room(rest.length);
     this.#buffer.set(rest, this.#offset);

@@ -84,7 +84,7 @@ describe('answerQuery', () => {
   });
 
   it('leaves out what the query lists as known with at least half its TTL left (RFC 6762 §7.1)', () => {
-    const withKnown = (known: Answer[], ...questions: [string, string][]): QueryPacket => ({ ...query(...questions), answers: known }) as QueryPacket;
+    const withKnown = (known: Answer[], ...questions: [string, string][]): QueryPacket => ({ ...query(...questions), answers: known });
     const ptrOf = (worker: AnsweredWorker, ttl: number): Answer => ({ name: SERVICE.toUpperCase(), type: 'PTR', ttl, data: worker.instance });
     assert.deepEqual(answerQuery(withKnown([ptrOf(a, 4500)], [SERVICE, 'PTR']), zone([a, b])), [b.records], 'a known PTR: that worker is left out whole');
     assert.deepEqual(answerQuery(withKnown([ptrOf(a, 2250)], [SERVICE, 'PTR']), zone([a, b])), [b.records], 'exactly half the TTL left is still known');
