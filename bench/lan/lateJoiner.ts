@@ -114,10 +114,9 @@ export async function benchLanLateJoiner(opts: { workers: number; runs: number }
     for (let run = 0; run < runs; run++) {
       sink.stdin?.write(`go ${packets.rx_packets} ${size}\n`);
       const result = await nextLine(sink, 'floor result', 10_000, (message) => 'floor_ms' in message);
-      if (result['received'] !== packets.rx_packets) {
-        throw new Error(`LAN late-joiner bench: floor: ${String(result['received'])} of ${packets.rx_packets} datagrams arrived`);
-      }
-      floor.push(Number(result['floor_ms']));
+      // Datagrams lost on the way (a receive buffer overflowing): no floor for this run.
+      if (result['received'] === packets.rx_packets) floor.push(Number(result['floor_ms']));
+      else process.stderr.write(`LAN late-joiner bench: floor: ${String(result['received'])} of ${packets.rx_packets} datagrams arrived; run left out\n`);
       await sleep(200);
     }
     return { workers, runs: results, floor_ms: floor };
