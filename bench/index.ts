@@ -2,7 +2,12 @@
  * Benchmark runner: `npm run bench -- [--suite core|local|lan|etcd|flock|all, or a comma list] [--workers N] [--runs R] [--json] [--report]`.
  *
  * `--runs R` (local suite; default 3): repeat the measurement R times and
- * report the median of each figure.
+ * report the median of each figure. The LAN late joiner runs R joiners
+ * and reports min/median/max.
+ *
+ * `--lan-rows` (lan suite; default `signing,add,late`): which LAN tables to
+ * measure: signing cost, add → event latency (`--workers N`, default 200),
+ * late joiner (1 000 and 5 000 workers, or `--workers N`).
  *
  * Prints a readable table per suite; with `--json`, the last line of output
  * is one JSON object per the issue contracts (for `--suite local`:
@@ -32,6 +37,7 @@ const { values } = parseArgs({
     runs: { type: 'string' },
     json: { type: 'boolean', default: false },
     report: { type: 'boolean' },
+    'lan-rows': { type: 'string', default: 'signing,add,late' },
   },
   allowPositionals: false,
 });
@@ -44,7 +50,7 @@ const SUITES = ['core', 'local', 'lan', 'etcd', 'flock'] as const;
 type Suite = (typeof SUITES)[number];
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--runs R] [--json] [--report]\n`);
+  process.stderr.write(`${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--runs R] [--lan-rows signing,add,late] [--json] [--report]\n`);
   process.exit(2);
 }
 
@@ -115,22 +121,61 @@ async function runLocal(): Promise<Record<string, unknown>> {
   return { ...result };
 }
 
+function spread(values: readonly number[]): { min: number; median: number; max: number } {
+  const sorted = [...values].sort((x, y) => x - y);
+  return { min: sorted[0] ?? NaN, median: sorted[Math.floor((sorted.length - 1) / 2)] ?? NaN, max: sorted.at(-1) ?? NaN };
+}
+
+function spreadText(values: readonly number[], digits = 0): string {
+  const { min, median, max } = spread(values);
+  return `min ${min.toFixed(digits)} / median ${median.toFixed(digits)} / max ${max.toFixed(digits)}`;
+}
+
 async function runLan(): Promise<Record<string, unknown>> {
   // Runs inside two network namespaces it creates (root only): mDNS never
   // touches the host's interfaces.
-  const { benchLan } = await import('./lan/bench.js');
-  const { benchLanSigning } = await import('./lan/signing.js');
-  const signing = benchLanSigning();
-  printTable('lan: cost per announcement of signed records (signingKey: HMAC-SHA-256), in process', signing);
-  const workers = workersArg ?? 200;
+  const rows = new Set(values['lan-rows'].split(','));
   let last: Record<string, unknown> = {};
-  for (const probe of [true, false]) {
-    const result = await benchLan({ workers, probe });
-    printTable(`lan: add → event, ${workers} workers, two network namespaces, probing ${probe ? 'on' : 'off'}`, [
-      { name: 'p50', value: result.p50_ms, unit: 'ms' },
-      { name: 'p99', value: result.p99_ms, unit: 'ms' },
-    ]);
-    last = { ...result };
+  let signing: Row[] = [];
+  if (rows.has('signing')) {
+    const { benchLanSigning } = await import('./lan/signing.js');
+    signing = benchLanSigning();
+    printTable('lan: cost per announcement of signed records (signingKey: HMAC-SHA-256), in process', signing);
+  }
+  if (rows.has('add')) {
+    const { benchLan } = await import('./lan/bench.js');
+    const workers = workersArg ?? 200;
+    for (const probe of [true, false]) {
+      const result = await benchLan({ workers, probe });
+      printTable(`lan: add → event, ${workers} workers, two network namespaces, probing ${probe ? 'on' : 'off'}`, [
+        { name: 'p50', value: result.p50_ms, unit: 'ms' },
+        { name: 'p99', value: result.p99_ms, unit: 'ms' },
+      ]);
+      last = { ...result };
+    }
+  }
+  if (rows.has('late')) {
+    const { benchLanLateJoiner } = await import('./lan/lateJoiner.js');
+    for (const workers of workersArg === undefined ? [1_000, 5_000] : [workersArg]) {
+      const result = await benchLanLateJoiner({ workers, runs: runsArg });
+      const of = (key: 'first_ms' | 'all_ms' | 'synced_ms' | 'seen_at_synced' | 'rx_packets' | 'rx_bytes' | 'udp_rcvbuf_errors'): number[] =>
+        result.runs.map((run) => run[key]);
+      const median = (numbers: readonly number[]): number => spread(numbers).median;
+      printTable(
+        `lan: late joiner, 1 publisher holding ${workers} workers (probe off), a new subscriber in another namespace (${result.runs.length} runs: median; min/median/max in the names)`,
+        [
+          { name: `subscribe → first worker seen (${spreadText(of('first_ms'))})`, value: median(of('first_ms')), unit: 'ms' },
+          { name: `subscribe → all ${workers} workers seen (${spreadText(of('all_ms'))})`, value: median(of('all_ms')), unit: 'ms' },
+          { name: `subscribe → synced, default syncWindow (${spreadText(of('synced_ms'))})`, value: median(of('synced_ms')), unit: 'ms' },
+          { name: `workers in the synced state (${spreadText(of('seen_at_synced'))})`, value: median(of('seen_at_synced')), unit: 'workers' },
+          { name: `packets received by the joiner (${spreadText(of('rx_packets'))})`, value: median(of('rx_packets')), unit: 'packets' },
+          { name: `bytes received by the joiner (${spreadText(of('rx_bytes'))})`, value: median(of('rx_bytes')), unit: 'bytes' },
+          { name: `UDP receive-buffer drops (${spreadText(of('udp_rcvbuf_errors'))})`, value: median(of('udp_rcvbuf_errors')), unit: 'packets' },
+          { name: `floor: as many datagrams of that size over plain UDP (${result.floor_ms.length} runs without loss: ${spreadText(result.floor_ms, 1)})`, value: median(result.floor_ms), unit: 'ms' },
+        ],
+      );
+      last = { suite: 'lan', late_joiner_workers: workers, late_joiner_all_ms: median(of('all_ms')), late_joiner_synced_ms: median(of('synced_ms')), late_joiner_runs: result.runs, floor_ms: result.floor_ms };
+    }
   }
   for (const row of signing) last[`${row.name} (${row.unit})`] = Number(row.value.toPrecision(3));
   return last;

@@ -3,18 +3,19 @@ import type { Answer } from 'dns-packet';
 import type { QueryPacket, ResponsePacket } from 'multicast-dns';
 import { errorMessage, toError } from '../../discovery/errorMessage.js';
 import { answerQuery, type AnsweredWorker } from './answerQuery.js';
+import { encodeResponses } from './encodeResponses.js';
 import { LanNameConflictError } from './LanNameConflictError.js';
 import type { LanSocketError } from './LanSocketError.js';
 import { openMdns, type MdnsSocket } from './openMdns.js';
-import { packResponses } from './packResponses.js';
 import { probeName } from './probeName.js';
 import { recordTtl } from './recordTtl.js';
 import { workerRecords, type WorkerAdvert } from './workerRecords.js';
 
 /** The second announcement, 1 s after the first (RFC 6762 §8.3). */
 const REANNOUNCE_MS = 1000;
-/** Packets sent back to back before pacing at 1 ms each, so slower receivers' socket buffers keep up. */
-const BURST = 8;
+/** Packets of one send sent back to back; then {@link PACE} per millisecond, so slower receivers' socket buffers keep up. */
+const BURST = 32;
+const PACE = 2;
 
 /** Settings of an {@link MdnsResponder}. @internal */
 export interface MdnsResponderConfig {
@@ -65,8 +66,12 @@ function signatureOf(records: readonly Answer[]): string {
  * bit (peers replace them in place: no goodbye, so no drop/add pair), sends
  * goodbyes (TTL 0) on withdraw and close, and answers queries for the
  * service type, the instance and host names and the service enumeration.
- * Responses are packed into packets of about 1200 bytes; long bursts are
- * paced at 1 ms per packet. Its socket opens on the first registration.
+ * Responses are encoded with name compression into packets of at most
+ * 1440 bytes, each holding whole workers (a peer needs no follow-up query
+ * for a worker it got a packet of); the first 32 packets of a send go at
+ * once, the rest 2 per millisecond. Records the query lists as known are
+ * left out, and so are records already queued to go out. Its socket opens
+ * on the first registration.
  * @internal Used by {@link LanPublisher}; calls must not overlap (the
  * publisher's queue serialises them).
  */
@@ -78,6 +83,8 @@ export class MdnsResponder {
   /** Instance names being probed → what to do on a conflict. */
   readonly #probing = new Map<string, () => void>();
   #socket: MdnsSocket | undefined;
+  /** Records in responses not sent yet: a query they answer need not send them again (they are on their way). */
+  readonly #queued = new Set<Answer>();
   #failure: LanSocketError | undefined;
   #closed = false;
 
@@ -270,9 +277,19 @@ export class MdnsResponder {
   async #send(bundles: readonly Answer[][]): Promise<void> {
     const socket = this.#socket;
     if (socket === undefined) return;
-    for (const [index, answers] of packResponses(bundles).entries()) {
-      if (index >= BURST) await sleep(1);
-      await socket.respond({ answers });
+    const pending = bundles.filter((bundle) => bundle.length > 0);
+    const responses = encodeResponses(pending);
+    for (const bundle of pending) for (const record of bundle) this.#queued.add(record);
+    let next = 0;
+    try {
+      for (const [index, { message, bundles: held }] of responses.entries()) {
+        if (index >= BURST && (index - BURST) % PACE === 0) await sleep(1);
+        await socket.respondEncoded(message);
+        for (const bundle of pending.slice(next, next + held)) for (const record of bundle) this.#queued.delete(record);
+        next += held;
+      }
+    } finally {
+      for (const bundle of pending.slice(next)) for (const record of bundle) this.#queued.delete(record);
     }
   }
 
@@ -297,8 +314,10 @@ export class MdnsResponder {
         return registration?.announced === true ? registration : undefined;
       },
     });
-    if (bundles.length === 0) return;
-    this.#send(bundles).catch((error: unknown) => this.#config.warn(`Response not sent: ${errorMessage(error)}`, error));
+    // What is already queued to go out answers this query too (RFC 6762 §6: records are not multicast twice in a row).
+    const fresh = this.#queued.size === 0 ? bundles : bundles.map((bundle) => bundle.filter((record) => !this.#queued.has(record))).filter((bundle) => bundle.length > 0);
+    if (fresh.length === 0) return;
+    this.#send(fresh).catch((error: unknown) => this.#config.warn(`Response not sent: ${errorMessage(error)}`, error));
   }
 
   #open(): MdnsSocket {

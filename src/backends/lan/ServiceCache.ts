@@ -40,6 +40,8 @@ export class ServiceCache {
   readonly #hosts = new Map<string, { ipv4: string[]; ipv6: string[] }>();
   /** Instance or host name → when its missing records were last asked for. */
   readonly #asked = new Map<string, number>();
+  /** SRV target (lower case) → the instances pointing at it. */
+  readonly #byTarget = new Map<string, Set<string>>();
 
   /** @param serviceType The service type, with or without the trailing dot. */
   constructor(serviceType: string) {
@@ -151,20 +153,18 @@ export class ServiceCache {
         const instance = this.#instance(key, now);
         if (instance === undefined) continue;
         if (ttl === 0) {
-          if (record.type === 'SRV') instance.srv = undefined;
+          if (record.type === 'SRV') this.#setSrv(key, instance, undefined);
           else instance.txt = undefined;
           if (isWorker(key)) goodbyes.add(key);
         } else {
-          if (record.type === 'SRV') instance.srv = { port: record.data.port, target: record.data.target };
+          if (record.type === 'SRV') this.#setSrv(key, instance, { port: record.data.port, target: record.data.target });
           else instance.txt = record.data;
           touched.add(key);
         }
       }
     }
-    if (touchedHosts.size > 0) {
-      for (const [key, instance] of this.#instances) {
-        if (instance.srv !== undefined && touchedHosts.has(instance.srv.target.toLowerCase())) touched.add(key);
-      }
+    for (const host of touchedHosts) {
+      for (const key of this.#byTarget.get(host) ?? []) touched.add(key);
     }
     for (const key of goodbyes) touched.delete(key);
     return { touched, goodbyes };
@@ -175,6 +175,8 @@ export class ServiceCache {
    * @param key Its key.
    */
   delete(key: string): void {
+    const instance = this.#instances.get(key);
+    if (instance !== undefined) this.#setSrv(key, instance, undefined);
     this.#instances.delete(key);
     this.#asked.delete(key);
   }
@@ -197,6 +199,27 @@ export class ServiceCache {
     for (const name of this.#hosts.keys()) if (!targets.has(name)) this.#hosts.delete(name);
     for (const name of this.#asked.keys()) if (!this.#instances.has(name) && !targets.has(name)) this.#asked.delete(name);
     return forgotten;
+  }
+
+  /** Sets an instance's SRV, keeping the index of instances by target. */
+  #setSrv(key: string, instance: CachedInstance, srv: CachedInstance['srv']): void {
+    const before = instance.srv?.target.toLowerCase();
+    const after = srv?.target.toLowerCase();
+    instance.srv = srv;
+    if (before === after) return;
+    if (before !== undefined) {
+      const keys = this.#byTarget.get(before);
+      keys?.delete(key);
+      if (keys?.size === 0) this.#byTarget.delete(before);
+    }
+    if (after !== undefined) {
+      let keys = this.#byTarget.get(after);
+      if (keys === undefined) {
+        keys = new Set();
+        this.#byTarget.set(after, keys);
+      }
+      keys.add(key);
+    }
   }
 
   /** The instance of a key in this service type (created when first named), or `undefined` for a name outside it. */

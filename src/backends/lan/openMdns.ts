@@ -13,6 +13,8 @@ export interface MdnsSocket {
   query(packet: QueryOutgoingPacket): Promise<void>;
   /** Sends a response; rejects with a {@link LanSocketError}. */
   respond(packet: ResponseOutgoingPacket): Promise<void>;
+  /** Sends an encoded response to the group; rejects with a {@link LanSocketError}. */
+  respondEncoded(message: Buffer): Promise<void>;
   /** Closes the socket (idempotent); no callback runs afterwards. */
   close(): Promise<void>;
 }
@@ -25,6 +27,8 @@ export interface MdnsListeners {
   warning(message: string, error: unknown): void;
 }
 
+/** The mDNS IPv4 group (RFC 6762 §3). */
+const GROUP = '224.0.0.251';
 /** Receive buffer asked for (the kernel caps it at net.core.rmem_max). */
 const RECEIVE_BUFFER = 1 << 20;
 
@@ -82,9 +86,10 @@ export function openMdns(
       // Capped or refused by the system: keep the default.
     }
   });
+  const port = options.port ?? 5353;
   const mdns = makeMdns({
     socket: udp,
-    port: options.port ?? 5353,
+    port,
     ...(options.interface === undefined ? {} : { interface: options.interface }),
     reuseAddr: true,
     loopback: true,
@@ -127,6 +132,8 @@ export function openMdns(
     ready,
     query: (packet) => send('sending an mDNS query', (done) => mdns.query(packet, done)),
     respond: (packet) => send('sending an mDNS response', (done) => mdns.respond(packet, done)),
+    // The socket multicast-dns sends on, with the group and port it sends to.
+    respondEncoded: (message) => send('sending an mDNS response', (done) => udp.send(message, 0, message.length, port, GROUP, (error) => done(error ?? null))),
     close: () => {
       if (closing !== undefined) return closing;
       closed = true;

@@ -82,4 +82,18 @@ describe('answerQuery', () => {
     const both = answerQuery(query([a.instance, 'SRV'], [a.host, 'ANY']), zone([a]));
     assert.deepEqual(both.map(types), [['SRV', 'A', 'AAAA']], 'the host question adds nothing new');
   });
+
+  it('leaves out what the query lists as known with at least half its TTL left (RFC 6762 §7.1)', () => {
+    const withKnown = (known: Answer[], ...questions: [string, string][]): QueryPacket => ({ ...query(...questions), answers: known });
+    const ptrOf = (worker: AnsweredWorker, ttl: number): Answer => ({ name: SERVICE.toUpperCase(), type: 'PTR', ttl, data: worker.instance });
+    assert.deepEqual(answerQuery(withKnown([ptrOf(a, 4500)], [SERVICE, 'PTR']), zone([a, b])), [b.records], 'a known PTR: that worker is left out whole');
+    assert.deepEqual(answerQuery(withKnown([ptrOf(a, 2250)], [SERVICE, 'PTR']), zone([a, b])), [b.records], 'exactly half the TTL left is still known');
+    assert.deepEqual(answerQuery(withKnown([ptrOf(a, 2249)], [SERVICE, 'PTR']), zone([a, b])), [a.records, b.records], 'under half: answered again');
+    assert.deepEqual(answerQuery(withKnown([{ name: SERVICE, type: 'PTR', ttl: 4500, data: `${randomUUID()}.${SERVICE}` }], [SERVICE, 'PTR']), zone([a, b])), [a.records, b.records], 'another instance');
+    const srv = a.records.find((record) => record.type === 'SRV')!;
+    assert.deepEqual(types(answerQuery(withKnown([srv], [a.instance, 'ANY']), zone([a])).flat()), ['TXT', 'A', 'AAAA'], 'a known SRV is not repeated');
+    const address = a.records.find((record) => record.type === 'A')!;
+    assert.deepEqual(types(answerQuery(withKnown([address], [a.host, 'ANY']), zone([a])).flat()), ['AAAA'], 'a known address is not repeated');
+    assert.deepEqual(answerQuery(withKnown([{ name: a.host, type: 'A', ttl: 120, data: '10.9.9.9' }], [a.host, 'A']), zone([a])).flat(), [address], 'another address is no known answer');
+  });
 });
