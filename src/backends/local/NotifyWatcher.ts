@@ -19,12 +19,10 @@ export interface Wake {
  *
  * It watches the notification directory (every publisher, wool's and
  * woolrx's, touches `notify` after each change, once it is done) and the
- * notification file itself (see {@link NotifyWatcher#watchFile}), and runs the
- * fallback poll timer. A notification is scanned for as soon as its
- * callback returns (a microtask: no extra turn of the event loop between
- * the wake-up and the scan); every other wake-up is scheduled once per turn
- * of the event loop (`setImmediate`), however many came. The scan takes
- * what woke it as a {@link Wake} ({@link NotifyWatcher.take}).
+ * notification file itself (see {@link NotifyWatcher#watchFile}), runs the
+ * fallback poll timer, and schedules one scan per turn of the event loop
+ * (`setImmediate`), however many wake-ups came. The scan takes what woke it
+ * as a {@link Wake} ({@link NotifyWatcher.take}).
  *
  * The touch of `notify` is the last thing a woolrx publish does (after the
  * lock is released), so the wake-up it raises finds the publisher's work
@@ -44,8 +42,6 @@ export class NotifyWatcher {
   readonly #pollInterval: number;
   readonly #scan: () => void;
   #scheduled = false;
-  /** A scan is queued as a microtask (see {@link NotifyWatcher#wakeSoon}). */
-  #queued = false;
   #closed = false;
   #dirWatcher: FSWatcher | undefined;
   #fileWatcher: FSWatcher | undefined;
@@ -121,26 +117,6 @@ export class NotifyWatcher {
     if (!this.#closed) this.#scan();
   };
 
-  /**
-   * A notification came: scan as soon as this callback returns (a
-   * microtask), not a turn of the event loop later. The events inotify
-   * delivers in one read are handed to their callbacks one after the other,
-   * each followed by its microtasks, so a burst costs a scan per event — each
-   * after the first finds little or nothing new. Every other wake-up (a
-   * sweep's next slice, the poll) still waits for the next turn
-   * ({@link NotifyWatcher.schedule}), so that the loop is never held.
-   */
-  #wakeSoon(): void {
-    if (this.#scheduled || this.#queued || this.#closed) return;
-    this.#queued = true;
-    queueMicrotask(this.#onMicrotask);
-  }
-
-  readonly #onMicrotask = (): void => {
-    this.#queued = false;
-    if (!this.#closed && !this.#scheduled) this.#scan();
-  };
-
   #watchDir(): void {
     ensureNotifyDir(this.#names);
     this.#dirWatcher?.close();
@@ -155,7 +131,7 @@ export class NotifyWatcher {
       } else if (type === 'rename') {
         this.#dirChanged = true;
       }
-      this.#wakeSoon();
+      this.schedule();
     });
     this.#dirWatcher.on('error', () => {
       this.#dirChanged = true;
