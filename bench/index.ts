@@ -116,9 +116,44 @@ async function runLocal(): Promise<Record<string, unknown>> {
       { name: 'floor p99', value: result.floor_p99_us, unit: 'µs' },
       { name: 'host stalls > 1 ms (busy loop, before the runs)', value: result.host_stalls_per_s, unit: 'per s' },
       { name: 'longest host stall', value: result.host_max_stall_us, unit: 'µs' },
+      { name: 'p50 / floor p50 (target ≤ 3)', value: result.p50_us / result.floor_p50_us, unit: '×' },
+      { name: 'p99 / floor p99 (target ≤ 3)', value: result.p99_us / result.floor_p99_us, unit: '×' },
+      { name: 'subscriber CPU per event, target', value: 30, unit: 'µs' },
     ],
   );
-  return { ...result };
+  // Throughput and memory (issue #24): each measured `runs` times, fresh processes each time.
+  const { benchLocalBulk, benchLocalMemory } = await import('./local/bulk.js');
+  const spread = (values: number[]): { min: number; median: number; max: number } => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return { min: sorted[0] ?? Number.NaN, median: sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN, max: sorted[sorted.length - 1] ?? Number.NaN };
+  };
+  const bulk: Record<string, unknown> = {};
+  for (const [publishers, perPublisher] of [[1, 10_000], [10, 1_000]] as const) {
+    const runs = [];
+    for (let i = 0; i < runsArg; i += 1) runs.push(await benchLocalBulk({ publishers, perPublisher }));
+    const seen = spread(runs.map((r) => r.seen_ms));
+    const published = spread(runs.map((r) => r.published_ms));
+    printTable(
+      `local: bulk publish, ${publishers} publisher process${publishers > 1 ? 'es' : ''} × ${perPublisher} sequential awaited publish(), a subscriber in another process sees all (${runsArg} runs)`,
+      [
+        { name: `until the subscriber saw all, median (min ${seen.min.toFixed(0)}, max ${seen.max.toFixed(0)}; target ≤ 1000)`, value: seen.median, unit: 'ms' },
+        { name: `until the last publish resolved, median (min ${published.min.toFixed(0)}, max ${published.max.toFixed(0)})`, value: published.median, unit: 'ms' },
+      ],
+    );
+    bulk[`bulk_${publishers}x${perPublisher}_seen_ms`] = runs.map((r) => Math.round(r.seen_ms));
+    bulk[`bulk_${publishers}x${perPublisher}_published_ms`] = runs.map((r) => Math.round(r.published_ms));
+  }
+  const memoryRuns = [];
+  for (let i = 0; i < runsArg; i += 1) memoryRuns.push(await benchLocalMemory({ workers: 10_000 }));
+  const rss = spread(memoryRuns.map((r) => r.rss_mb));
+  const before = spread(memoryRuns.map((r) => r.before_rss_mb));
+  const heap = spread(memoryRuns.map((r) => r.heap_used_mb));
+  printTable(`local: subscriber memory with 10000 workers registered, after sync and a full GC (plain node, built package; ${runsArg} runs)`, [
+    { name: `RSS, median (min ${rss.min}, max ${rss.max}; target ≤ 50)`, value: rss.median, unit: 'MB' },
+    { name: `RSS before subscribing, median (min ${before.min}, max ${before.max})`, value: before.median, unit: 'MB' },
+    { name: `V8 heap used, median (min ${heap.min}, max ${heap.max})`, value: heap.median, unit: 'MB' },
+  ]);
+  return { ...result, ...bulk, subscriber_rss_mb: memoryRuns.map((r) => r.rss_mb), subscriber_rss_before_mb: memoryRuns.map((r) => r.before_rss_mb) };
 }
 
 function spread(values: readonly number[]): { min: number; median: number; max: number } {

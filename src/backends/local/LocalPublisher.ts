@@ -8,7 +8,6 @@ import type { DiscoveryEventType } from '../../events/types.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { removeLockParent } from './acquireNamespaceLock.js';
 import { cleanupNamespace } from './cleanupNamespace.js';
-import { findSlot } from './findSlot.js';
 import { isAlive } from './isAlive.js';
 import { JOURNAL_ADDED, JOURNAL_UPDATED } from './Journal.js';
 import { FREE_SLOT } from './layout.js';
@@ -139,11 +138,9 @@ export class LocalPublisher extends PublisherBase {
       if (type === 'worker-updated') throw new WorkerNotFoundError(uid, this.namespace);
       throw new SegmentNotReady(); // unlinked between create and open: retry
     }
-    const table = writer.table;
-    const length = writer.tableLength;
     const bytes = uidBytes(uid);
     const path = writer.blockPath(uid);
-    const slot = findSlot(table, length, bytes);
+    const slot = writer.findSlot(bytes);
     if (slot >= 0) {
       // Registered (by this publisher or another): refreshed in place, the
       // owner unchanged. (A missing block is re-created: a new identity for
@@ -154,7 +151,7 @@ export class LocalPublisher extends PublisherBase {
       return 1;
     }
     if (type === 'worker-updated') throw new WorkerNotFoundError(uid, this.namespace);
-    const free = findSlot(table, length, FREE_SLOT);
+    const free = writer.firstFree();
     if (free < 0) throw new CapacityExhaustedError(segment.capacity() ?? 0, this.namespace);
     // Killed between the block and its slot, this publisher would leave an
     // orphan block: the intent record lets the next lock holder reclaim it.
@@ -164,12 +161,12 @@ export class LocalPublisher extends PublisherBase {
     try {
       // Block, slot, then the record: a subscriber applying the record
       // finds the segment already showing it.
-      segment.writeSlot(free, bytes);
+      writer.writeSlot(segment, free, bytes);
       slotWritten = true;
       writer.intend(undefined);
       writer.journal()?.append(JOURNAL_ADDED, bytes, free, payload);
     } catch (error) {
-      if (slotWritten) segment.writeSlot(free, FREE_SLOT);
+      if (slotWritten) writer.writeSlot(segment, free, FREE_SLOT);
       unlinkQuietly(path);
       throw error;
     }

@@ -7,10 +7,10 @@ import { SegmentNotReadyError, SegmentTooLargeError } from './segmentErrors.js';
 import { acquireNamespaceLock, type NamespaceLockOptions } from './acquireNamespaceLock.js';
 import { blockName } from './blockName.js';
 import { recordSegmentOwner } from './cleanupNamespace.js';
-import { findSlot } from './findSlot.js';
 import { Journal, JOURNAL_DROPPED } from './Journal.js';
 import { FREE_SLOT, LENGTH_PREFIX, MAX_READ_CAPACITY, SLOT_SIZE } from './layout.js';
 import { SegmentFile } from './SegmentFile.js';
+import { SlotIndex } from './SlotIndex.js';
 import { slotUid } from './slotUid.js';
 import { openNotify, touchNotify } from './touchNotify.js';
 import type { LocalNames, LocalSettings } from './types.js';
@@ -49,6 +49,8 @@ export class NamespaceWriter {
   #segmentReopened = true;
   #table: Buffer = Buffer.alloc(0);
   #tableLength = 0;
+  /** Where each uid and the first free slot are in {@link NamespaceWriter.table}. */
+  readonly #index = new SlotIndex();
 
   /**
    * @param names The namespace's names.
@@ -77,6 +79,33 @@ export class NamespaceWriter {
   /** Bytes of {@link NamespaceWriter.table} in use. */
   get tableLength(): number {
     return this.#tableLength;
+  }
+
+  /**
+   * The first slot holding a uid in the table read by the current section.
+   * @param bytes The worker's 16 UUID bytes.
+   * @returns The slot number, or -1.
+   */
+  findSlot(bytes: Buffer): number {
+    return this.#index.find(bytes);
+  }
+
+  /** @returns The first free slot of the table read by the current section, or -1. */
+  firstFree(): number {
+    return this.#index.firstFree();
+  }
+
+  /**
+   * Writes one slot of the segment (under the lock), and the table as the
+   * current section sees it.
+   * @param segment The current segment.
+   * @param slot The slot number.
+   * @param bytes 16 bytes: a UUID, or zeros to free it.
+   */
+  writeSlot(segment: SegmentFile, slot: number, bytes: Buffer): void {
+    segment.writeSlot(slot, bytes);
+    bytes.copy(this.#table, slot * SLOT_SIZE, 0, SLOT_SIZE);
+    this.#index.set(slot, bytes);
   }
 
   /**
@@ -174,11 +203,10 @@ export class NamespaceWriter {
    */
   withdraw(segment: SegmentFile, uid: string): boolean {
     const bytes = uidBytes(uid);
-    const slot = findSlot(this.#table, this.#tableLength, bytes);
+    const slot = this.#index.find(bytes);
     if (slot < 0) return false;
     this.intend(bytes);
-    segment.writeSlot(slot, FREE_SLOT);
-    this.#table.fill(0, slot * SLOT_SIZE, slot * SLOT_SIZE + SLOT_SIZE);
+    this.writeSlot(segment, slot, FREE_SLOT);
     try {
       unlinkSync(this.blockPath(uid));
     } catch (error) {
@@ -238,7 +266,7 @@ export class NamespaceWriter {
     if (fd === undefined) return;
     const intent = this.#intent;
     if (readSync(fd, intent, 0, SLOT_SIZE, 0) < SLOT_SIZE || intent.equals(FREE_SLOT)) return;
-    if (findSlot(this.#table, this.#tableLength, intent) < 0) {
+    if (this.#index.find(intent) < 0) {
       const uid = slotUid(intent, 0);
       try {
         unlinkSync(this.blockPath(uid));
@@ -264,6 +292,7 @@ export class NamespaceWriter {
     }
     this.#segmentReopened = this.#segment === undefined;
     if (this.#segment === undefined) {
+      this.#index.reset();
       // The notification directory and file are checked (and opened)
       // before anything is written: unsafe ones refuse the change whole.
       if (create) openNotify(this.#names);
@@ -286,6 +315,7 @@ export class NamespaceWriter {
     this.#tableLength = SLOT_SIZE * capacity;
     if (this.#table.length < this.#tableLength) this.#table = Buffer.alloc(this.#tableLength);
     this.#segment.readTable(this.#table, capacity);
+    this.#index.sync(this.#table, this.#tableLength);
     return this.#segment;
   }
 }

@@ -1,0 +1,141 @@
+/**
+ * Local backend benchmarks of throughput and memory (issue #24):
+ *
+ * - {@link benchLocalBulk}: `publishers` processes each publish
+ *   `perPublisher` workers one after another, every publish awaited before
+ *   the next, into one fresh namespace, while a subscriber in another
+ *   process watches; the figure is the time from the start signal to the
+ *   subscriber's `worker-added` of the last worker (CLOCK_MONOTONIC on both
+ *   sides), and the time until the last publish resolved.
+ * - {@link benchLocalMemory}: a subscriber process (plain Node.js, the built
+ *   package) subscribing to a namespace where `workers` workers are
+ *   registered: its RSS once synced, after a full GC, and before
+ *   subscribing.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, '..', '..');
+
+/** Result of one {@link benchLocalBulk} run. */
+export interface LocalBulkRun {
+  /** Start signal → the subscriber's event of the last worker, ms. */
+  seen_ms: number;
+  /** Start signal → the last publish resolved (the slowest publisher), ms. */
+  published_ms: number;
+}
+
+/** Result of one {@link benchLocalMemory} run. */
+export interface LocalMemoryRun {
+  /** RSS once the subscription is synced, after a full GC, MB (10^6 bytes). */
+  rss_mb: number;
+  /** RSS before subscribing (module loaded), MB. */
+  before_rss_mb: number;
+  /** V8 heap in use once synced, MB. */
+  heap_used_mb: number;
+}
+
+function child(script: string, args: string[], execArgv: string[]): { child: ChildProcess; next: (key: string) => Promise<Record<string, unknown>> } {
+  const proc = fork(join(HERE, script), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const inbox: Record<string, unknown>[] = [];
+  const waiting: { key: string; resolve: (m: Record<string, unknown>) => void }[] = [];
+  proc.on('message', (message: Record<string, unknown>) => {
+    const index = waiting.findIndex((w) => w.key in message);
+    if (index >= 0) waiting.splice(index, 1)[0]?.resolve(message);
+    else inbox.push(message);
+  });
+  const next = (key: string): Promise<Record<string, unknown>> =>
+    new Promise((resolve, reject) => {
+      const index = inbox.findIndex((m) => key in m);
+      if (index >= 0) return resolve(inbox.splice(index, 1)[0] ?? {});
+      proc.once('exit', (code) => reject(new Error(`${script} exited (${code}) before sending ${key}`)));
+      waiting.push({ key, resolve });
+    });
+  return { child: proc, next };
+}
+
+const TSX = ['--import', 'tsx', '--expose-gc', ...(process.env['WOOLRX_BENCH_PROF'] === 'bulk' ? ['--cpu-prof', '--cpu-prof-dir=bench-profiles'] : [])];
+
+function exited(proc: ChildProcess): Promise<unknown> {
+  return new Promise((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve(null) : proc.once('exit', resolve)));
+}
+
+/**
+ * One bulk-publish measurement (fresh processes, fresh namespace of capacity `publishers × perPublisher`).
+ * @param opts `publishers`: publisher processes; `perPublisher`: workers each publishes.
+ * @returns The times.
+ */
+export async function benchLocalBulk(opts: { publishers: number; perPublisher: number }): Promise<LocalBulkRun> {
+  const namespace = `woolrx-bench-bulk-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const total = opts.publishers * opts.perPublisher;
+  const subscriber = child('subscriberProcess.ts', [namespace, String(total), '0'], TSX);
+  const publishers = Array.from({ length: opts.publishers }, () =>
+    child('bulkPublisherProcess.ts', [namespace, String(opts.perPublisher), String(total)], TSX),
+  );
+  try {
+    await Promise.all([subscriber.next('ready'), ...publishers.map((p) => p.next('ready'))]);
+    subscriber.child.send({ op: 'start' });
+    await subscriber.next('started');
+    const start = process.hrtime.bigint();
+    for (const p of publishers) p.child.send({ op: 'run' });
+    const published = (await Promise.all(publishers.map((p) => p.next('published')))).map((m) => BigInt(m['published'] as string));
+    await subscriber.next('done');
+    subscriber.child.send({ op: 'report' });
+    const { arrivals } = (await subscriber.next('arrivals')) as { arrivals: [string, string][] };
+    if (arrivals.length !== total) throw new Error(`the subscriber saw ${arrivals.length} of ${total} workers`);
+    const last = arrivals.reduce((max, [, t]) => (BigInt(t) > max ? BigInt(t) : max), 0n);
+    const lastPublished = published.reduce((max, t) => (t > max ? t : max), 0n);
+    return { seen_ms: Number(last - start) / 1e6, published_ms: Number(lastPublished - start) / 1e6 };
+  } finally {
+    // The subscriber leaves first: it need not watch the withdrawals.
+    subscriber.child.send({ op: 'stop' });
+    await exited(subscriber.child);
+    for (const p of publishers) p.child.send({ op: 'stop' });
+    await Promise.all(publishers.map((p) => p.next('stopped').catch(() => undefined)));
+    await Promise.all(publishers.map((p) => exited(p.child)));
+  }
+}
+
+/** The built package's local entry, refusing one older than the sources (measure what is in src/). */
+function builtEntry(): string {
+  const entry = join(ROOT, 'dist', 'local', 'index.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build first`);
+  const built = statSync(entry).mtimeMs;
+  const newest = (dir: string): number =>
+    Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)));
+  if (newest(join(ROOT, 'src')) > built) throw new Error(`${entry} is older than src/: run npm run build first`);
+  return entry;
+}
+
+/**
+ * One memory measurement: a publisher process registers `workers` workers
+ * (capacity `workers`), then a subscriber process subscribes and reports.
+ * @param opts `workers`: how many workers are registered.
+ * @returns The subscriber's memory.
+ */
+export async function benchLocalMemory(opts: { workers: number }): Promise<LocalMemoryRun> {
+  const entry = builtEntry();
+  const namespace = `woolrx-bench-rss-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const publisher = child('bulkPublisherProcess.ts', [namespace, String(opts.workers), String(opts.workers)], TSX);
+  try {
+    await publisher.next('ready');
+    publisher.child.send({ op: 'run' });
+    await publisher.next('published');
+    const subscriber = child('memoryProcess.mjs', [entry, namespace, String(opts.workers)], ['--expose-gc']);
+    const { memory } = (await subscriber.next('memory')) as { memory: { before_rss: number; rss: number; heap_used: number } };
+    await exited(subscriber.child);
+    return {
+      rss_mb: Math.round(memory.rss / 1e5) / 10,
+      before_rss_mb: Math.round(memory.before_rss / 1e5) / 10,
+      heap_used_mb: Math.round(memory.heap_used / 1e5) / 10,
+    };
+  } finally {
+    publisher.child.send({ op: 'stop' });
+    await publisher.next('stopped').catch(() => undefined);
+    await exited(publisher.child);
+  }
+}
