@@ -136,28 +136,38 @@ export class WorkerLedger {
     // come in the same order, the worker under the old iterator's uid is the
     // one known for it, with no hash look-up. Any uid that does not match is
     // looked up instead, so the walk's position only affects the cost.
+    // (Iterator results are only kept in block-scoped constants, which the
+    // compiler can keep off the heap.)
     const prevUids = prev.keys();
     const prevWorkers = prev.values();
-    let pending = prevUids.next();
+    const first = prevUids.next();
+    let prevLeft = first.done !== true;
+    let prevUid: unknown = first.value;
     const uids = next.keys();
     const workers = next.values();
-    for (let step = uids.next(); step.done !== true; step = uids.next()) {
+    for (;;) {
+      const step = uids.next();
+      if (step.done === true) break;
       const uid = step.value;
       const worker = workers.next().value as WorkerInfo;
       if (worker === null || typeof worker !== 'object' || worker.uid !== uid) throw mismatch(uid, worker);
       let before: WorkerInfo | undefined;
-      if (pending.done !== true && pending.value === uid) {
+      if (prevLeft && prevUid === uid) {
         before = prevWorkers.next().value;
-        pending = prevUids.next();
+        const after = prevUids.next();
+        prevLeft = after.done !== true;
+        prevUid = after.value;
       } else {
         before = prev.get(uid);
         // A known uid out of step: some old uids were dropped or moved.
         // Skip a few of them to get back in step.
         if (before !== undefined) {
-          for (let skip = 0; skip < RESYNC && pending.done !== true; skip++) {
-            const here = pending.value;
+          for (let skip = 0; skip < RESYNC && prevLeft; skip++) {
+            const here = prevUid;
             prevWorkers.next();
-            pending = prevUids.next();
+            const after = prevUids.next();
+            prevLeft = after.done !== true;
+            prevUid = after.value;
             if (here === uid) break;
           }
         }
