@@ -123,6 +123,12 @@ export class WorkerLedger {
    * afterwards), and returns the events that turn the old state into it.
    * Validates the whole snapshot first: on a bad one it throws and the state
    * is unchanged.
+   *
+   * One pass over `next`, in step with the old state: while both list their
+   * uids in the same order (a snapshot built like the one before it), each
+   * worker is matched without a hash look-up, and an unchanged reference is
+   * not compared further. A uid out of step is looked up instead. The old
+   * state is walked again only when some of its uids are missing from `next`.
    * @param next The complete new set of workers, by uid.
    * @returns Every `worker-dropped` (old order), then the `worker-added` and
    * `worker-updated` events (new order); empty when nothing changed.
