@@ -128,7 +128,8 @@ export class WorkerLedger {
    * uids in the same order (a snapshot built like the one before it), each
    * worker is matched without a hash look-up, and an unchanged reference is
    * not compared further. A uid out of step is looked up instead. The old
-   * state is walked again only when some of its uids are missing from `next`.
+   * state is not walked a second time: its uids missed by the walk in step are
+   * checked against `next` for drops, and only when some uid disappeared.
    * @param next The complete new set of workers, by uid.
    * @returns Every `worker-dropped` (old order), then the `worker-added` and
    * `worker-updated` events (new order); empty when nothing changed.
@@ -137,6 +138,7 @@ export class WorkerLedger {
   reconcile(next: WorkerSnapshot): DiscoveryEvent[] {
     const prev = this.#workers;
     const changes: DiscoveryEvent[] = [];
+    const drops: DiscoveryEvent[] = [];
     let kept = 0;
     // The old state is walked in step with the new snapshot: while the uids
     // come in the same order, the worker under the old iterator's uid is the
@@ -170,11 +172,12 @@ export class WorkerLedger {
         if (before !== undefined) {
           for (let skip = 0; skip < RESYNC && prevLeft; skip++) {
             const here = prevUid;
-            prevWorkers.next();
+            const skipped = prevWorkers.next().value as WorkerInfo;
             const after = prevUids.next();
             prevLeft = after.done !== true;
             prevUid = after.value;
             if (here === uid) break;
+            if (!next.has(here as string)) drops.push(discoveryEvent('worker-dropped', skipped));
           }
         }
       }
@@ -185,19 +188,21 @@ export class WorkerLedger {
       kept++;
       if (before !== worker && !sameWorker(before, worker)) changes.push(discoveryEvent('worker-updated', worker));
     }
-    // Only walk the old state when some uid disappeared.
+    // Every old uid not matched in step was either skipped above or is still
+    // ahead of the old walk, so the drops are found, in the old order, by
+    // finishing that walk; and only when some uid disappeared.
     if (kept < prev.size) {
-      const drops: DiscoveryEvent[] = [];
-      prev.forEach((worker, uid) => {
-        if (!next.has(uid)) drops.push(discoveryEvent('worker-dropped', worker));
-      });
-      this.#workers = next;
-      this.#shared = true;
-      return drops.length > 0 ? drops.concat(changes) : changes;
+      while (prevLeft) {
+        const worker = prevWorkers.next().value as WorkerInfo;
+        if (!next.has(prevUid as string)) drops.push(discoveryEvent('worker-dropped', worker));
+        const after = prevUids.next();
+        prevLeft = after.done !== true;
+        prevUid = after.value;
+      }
     }
     this.#workers = next;
     this.#shared = true;
-    return changes;
+    return drops.length > 0 ? drops.concat(changes) : changes;
   }
 
   /**
