@@ -6,6 +6,15 @@ import type { WorkerInfo } from '../model/types.js';
 
 const EMPTY: WorkerSnapshot = new Map<string, WorkerInfo>();
 
+/** How many old uids {@link WorkerLedger.reconcile} skips, at most, to get back in step. */
+const RESYNC = 4;
+
+function mismatch(uid: unknown, worker: unknown): TypeError {
+  const actual =
+    worker !== null && typeof worker === 'object' ? describeValue((worker as { uid?: unknown }).uid) : describeValue(worker);
+  return new TypeError(`snapshot key ${describeValue(uid)} does not match its worker's uid ${actual}`);
+}
+
 /**
  * What one subscriber has been told: the workers it saw added (with the
  * metadata it saw last), and the single place where woolrx decides which
@@ -35,16 +44,6 @@ export class WorkerLedger {
   #workers: Map<string, WorkerInfo> | WorkerSnapshot = EMPTY;
   /** `#workers` may be seen by someone else: copy before writing. */
   #shared = true;
-
-  // Scratch state of reconcile(), kept on the instance so that its
-  // Map#forEach callbacks are bound once and a reconcile allocates nothing
-  // but the events it returns (Map#forEach is about twice as fast as for-of
-  // on large maps and allocates no entry pairs).
-  #next: WorkerSnapshot = EMPTY;
-  #changes: DiscoveryEvent[] = [];
-  #drops: DiscoveryEvent[] = [];
-  #kept = 0;
-  #invalid: TypeError | undefined;
 
   /** How many workers the subscriber currently knows. */
   get size(): number {
@@ -124,6 +123,13 @@ export class WorkerLedger {
    * afterwards), and returns the events that turn the old state into it.
    * Validates the whole snapshot first: on a bad one it throws and the state
    * is unchanged.
+   *
+   * One pass over `next`, in step with the old state: while both list their
+   * uids in the same order (a snapshot built like the one before it), each
+   * worker is matched without a hash look-up, and an unchanged reference is
+   * not compared further. A uid out of step is looked up instead. The old
+   * state is not walked a second time: its uids missed by the walk in step are
+   * checked against `next` for drops, and only when some uid disappeared.
    * @param next The complete new set of workers, by uid.
    * @returns Every `worker-dropped` (old order), then the `worker-added` and
    * `worker-updated` events (new order); empty when nothing changed.
@@ -131,30 +137,72 @@ export class WorkerLedger {
    */
   reconcile(next: WorkerSnapshot): DiscoveryEvent[] {
     const prev = this.#workers;
-    this.#next = next;
-    this.#changes = [];
-    this.#kept = 0;
-    this.#invalid = undefined;
-    next.forEach(this.#visitNew);
-    // (Set by #visitNew: TypeScript cannot see through the callback.)
-    const invalid = this.#invalid as TypeError | undefined;
-    let changes = this.#changes;
-    this.#changes = [];
-    if (invalid !== undefined) {
-      this.#next = EMPTY;
-      throw invalid;
+    const changes: DiscoveryEvent[] = [];
+    const drops: DiscoveryEvent[] = [];
+    let kept = 0;
+    // The old state is walked in step with the new snapshot: while the uids
+    // come in the same order, the worker under the old iterator's uid is the
+    // one known for it, with no hash look-up. Any uid that does not match is
+    // looked up instead, so the walk's position only affects the cost.
+    // (Iterator results are only kept in block-scoped constants, which the
+    // compiler can keep off the heap.)
+    const prevUids = prev.keys();
+    const prevWorkers = prev.values();
+    const first = prevUids.next();
+    let prevLeft = first.done !== true;
+    let prevUid: unknown = first.value;
+    const uids = next.keys();
+    const workers = next.values();
+    for (;;) {
+      const step = uids.next();
+      if (step.done === true) break;
+      const uid = step.value;
+      const worker = workers.next().value as WorkerInfo;
+      if (worker === null || typeof worker !== 'object' || worker.uid !== uid) throw mismatch(uid, worker);
+      let before: WorkerInfo | undefined;
+      if (prevLeft && prevUid === uid) {
+        before = prevWorkers.next().value;
+        const after = prevUids.next();
+        prevLeft = after.done !== true;
+        prevUid = after.value;
+      } else {
+        before = prev.get(uid);
+        // A known uid out of step: some old uids were dropped or moved.
+        // Skip a few of them to get back in step.
+        if (before !== undefined) {
+          for (let skip = 0; skip < RESYNC && prevLeft; skip++) {
+            const here = prevUid;
+            const skipped = prevWorkers.next().value as WorkerInfo;
+            const after = prevUids.next();
+            prevLeft = after.done !== true;
+            prevUid = after.value;
+            if (here === uid) break;
+            if (!next.has(here as string)) drops.push(discoveryEvent('worker-dropped', skipped));
+          }
+        }
+      }
+      if (before === undefined) {
+        changes.push(discoveryEvent('worker-added', worker));
+        continue;
+      }
+      kept++;
+      if (before !== worker && !sameWorker(before, worker)) changes.push(discoveryEvent('worker-updated', worker));
     }
-    // Only walk the old state when some uid disappeared.
-    if (this.#kept < prev.size) {
-      this.#drops = [];
-      prev.forEach(this.#visitPrev);
-      if (this.#drops.length > 0) changes = this.#drops.concat(changes);
-      this.#drops = [];
+    // Every old uid not matched in step was either skipped above or is still
+    // ahead of the old walk, so the drops are found, in the old order, by
+    // finishing that walk; and only when some uid disappeared.
+    if (kept < prev.size) {
+      while (prevLeft) {
+        const worker = prevWorkers.next().value as WorkerInfo;
+        if (!next.has(prevUid as string)) drops.push(discoveryEvent('worker-dropped', worker));
+        const after = prevUids.next();
+        prevLeft = after.done !== true;
+        prevUid = after.value;
+      }
     }
-    this.#next = EMPTY;
     this.#workers = next;
     this.#shared = true;
-    return changes;
+    return drops.length > 0 ? drops.concat(changes) : changes;
   }
 
   /**
@@ -168,26 +216,6 @@ export class WorkerLedger {
     this.#shared = true;
     return drops;
   }
-
-  readonly #visitNew = (worker: WorkerInfo, uid: string): void => {
-    if (this.#invalid !== undefined) return;
-    if (worker === null || typeof worker !== 'object' || worker.uid !== uid) {
-      const actual = worker !== null && typeof worker === 'object' ? describeValue(worker.uid) : describeValue(worker);
-      this.#invalid = new TypeError(`snapshot key ${describeValue(uid)} does not match its worker's uid ${actual}`);
-      return;
-    }
-    const before = this.#workers.get(uid);
-    if (before === undefined) {
-      this.#changes.push(discoveryEvent('worker-added', worker));
-      return;
-    }
-    this.#kept++;
-    if (before !== worker && !sameWorker(before, worker)) this.#changes.push(discoveryEvent('worker-updated', worker));
-  };
-
-  readonly #visitPrev = (worker: WorkerInfo, uid: string): void => {
-    if (!this.#next.has(uid)) this.#drops.push(discoveryEvent('worker-dropped', worker));
-  };
 
   #writable(): Map<string, WorkerInfo> {
     if (this.#shared) {
