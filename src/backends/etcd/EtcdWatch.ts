@@ -46,6 +46,8 @@ const PAGE_BYTES = 4 * 1024 * 1024;
 /** A record's bytes in a range response besides its key and value (revisions, version, lease, framing). */
 const RECORD_OVERHEAD_BYTES = 40;
 const ZERO_BYTE = Buffer.from([0]);
+/** Records decoded between two turns of the event loop while the next page is on its way. */
+const DECODE_SLICE = 2000;
 
 /** A record that did not decode, reported once its read has succeeded. */
 class Skipped {
@@ -241,11 +243,21 @@ export class EtcdWatch {
           limit: Math.max(1, Math.floor(PAGE_BYTES / bytesPerKey)),
           revision,
         });
+        // Awaited below, unless the read is abandoned meanwhile.
+        pending.catch(() => undefined);
       }
-      for (const kv of kvs) {
-        const decoded = this.#tryDecode(kv);
-        if (decoded instanceof Skipped) skipped.push(decoded);
-        else workers.set(decoded.uid, decoded);
+      for (let start = 0; start < kvs.length; start += DECODE_SLICE) {
+        if (more) {
+          // Let the client send the next request (and take in its answer) while this page is decoded.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.#stopped || generation !== this.#generation) return undefined;
+        }
+        const end = Math.min(kvs.length, start + DECODE_SLICE);
+        for (let i = start; i < end; i++) {
+          const decoded = this.#tryDecode(kvs[i] as IKeyValue);
+          if (decoded instanceof Skipped) skipped.push(decoded);
+          else workers.set(decoded.uid, decoded);
+        }
       }
       if (!more) break;
     }
