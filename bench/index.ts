@@ -223,7 +223,9 @@ async function runEtcd(): Promise<Record<string, unknown>> {
   printTable(`etcd: add → event, and initial sync of ${workers} existing workers (own etcd on loopback)`, [
     { name: 'p50', value: result.p50_ms, unit: 'ms' },
     { name: 'p99', value: result.p99_ms, unit: 'ms' },
-    { name: `sync of ${workers} workers`, value: result.sync_ms, unit: 'ms' },
+    { name: `sync of ${workers} workers (runs: ${result.sync_runs_ms.join(', ')})`, value: result.sync_ms, unit: 'ms' },
+    { name: `floor: raw etcd3 prefix read of the same keys (runs: ${result.raw_runs_ms.join(', ')})`, value: result.raw_ms, unit: 'ms' },
+    { name: 'sync / raw read (medians)', value: result.sync_raw_ratio, unit: '×' },
   ]);
   return { ...result };
 }

@@ -8,9 +8,14 @@
  * - sync: a new discovery (new client, new connection) subscribes to a
  *   namespace holding `workers` workers; time until it has received every
  *   `worker-added`. Median of 3. Target ≤ 1 s for 10 000.
+ * - raw read (the floor of the sync): a bare etcd3 client (new client, new
+ *   connection) reads the same keys with one prefix range request, values
+ *   as buffers, nothing decoded. Median of 3, interleaved with the sync
+ *   runs; the ratio sync / raw is reported. Target ratio ≤ 1.5.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { Etcd3 } from 'etcd3';
 import { etcdDiscovery } from '../../src/backends/etcd/etcdDiscovery.js';
 import type { DiscoveryEvent } from '../../src/events/types.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
@@ -24,6 +29,13 @@ export interface EtcdBenchResult {
   p50_ms: number;
   p99_ms: number;
   sync_ms: number;
+  /** Every sync run, sorted. */
+  sync_runs_ms: number[];
+  raw_ms: number;
+  /** Every raw read run, sorted. */
+  raw_runs_ms: number[];
+  /** `sync_ms / raw_ms`. */
+  sync_raw_ratio: number;
 }
 
 const SAMPLES = 500;
@@ -48,9 +60,33 @@ function percentile(sorted: readonly number[], p: number): number {
 const round = (ms: number): number => Number(ms.toFixed(3));
 
 /**
+ * One bare prefix read of `prefix` through a new etcd3 client: what any
+ * initial sync has to pay at least (the request, etcd's work, the transfer
+ * and the gRPC decoding), with nothing decoded or emitted.
+ */
+async function rawRead(endpoints: readonly string[], prefix: string, expected: number): Promise<number> {
+  const client = new Etcd3({
+    hosts: [...endpoints],
+    // The same message limit as the backend's client (the default 4 MiB is too small for 100 000 workers).
+    grpcOptions: { 'grpc.max_receive_message_length': 64 * 1024 * 1024 },
+  });
+  try {
+    const start = performance.now();
+    const values = await client.getAll().prefix(prefix).buffers();
+    const elapsed = performance.now() - start;
+    const count = Object.keys(values).length;
+    if (count !== expected) throw new Error(`raw read: got ${count} keys, expected ${expected}`);
+    return elapsed;
+  } finally {
+    client.close();
+  }
+}
+
+/**
  * Runs the benchmark.
  * @param opts `workers`: how many existing workers the initial sync reads.
- * @returns p50/p99 of add → event and the initial sync time, in ms.
+ * @returns p50/p99 of add → event, the initial sync time and the raw read
+ * of the same keys, in ms.
  */
 export async function benchEtcd(opts: { workers: number }): Promise<EtcdBenchResult> {
   const { workers } = opts;
@@ -93,6 +129,8 @@ export async function benchEtcd(opts: { workers: number }): Promise<EtcdBenchRes
       }),
     );
     const syncs: number[] = [];
+    const raws: number[] = [];
+    const syncPrefix = `/woolrx/${syncNamespace}/workers/`;
     for (let run = 0; run < 3; run++) {
       const discovery = etcdDiscovery(syncNamespace, { endpoints });
       let count = 0;
@@ -107,16 +145,24 @@ export async function benchEtcd(opts: { workers: number }): Promise<EtcdBenchRes
         });
       });
       syncs.push(done - start);
+      raws.push(await rawRead(endpoints, syncPrefix, workers));
     }
     await Promise.all(publishers.map((p) => p.close()));
     syncs.sort((a, b) => a - b);
+    raws.sort((a, b) => a - b);
+    const syncMs = syncs[1] ?? Number.NaN;
+    const rawMs = raws[1] ?? Number.NaN;
 
     return {
       suite: 'etcd',
       workers,
       p50_ms: round(percentile(latencies, 50)),
       p99_ms: round(percentile(latencies, 99)),
-      sync_ms: round(syncs[1] ?? Number.NaN),
+      sync_ms: round(syncMs),
+      sync_runs_ms: syncs.map(round),
+      raw_ms: round(rawMs),
+      raw_runs_ms: raws.map(round),
+      sync_raw_ratio: Number((syncMs / rawMs).toFixed(3)),
     };
   } finally {
     await etcd.dispose();

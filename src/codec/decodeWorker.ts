@@ -1,6 +1,7 @@
 import { WorkerDecodeError } from '../errors/WorkerDecodeError.js';
 import { DEFAULT_CHANNEL_OPTIONS } from '../model/DEFAULT_CHANNEL_OPTIONS.js';
 import type { ChannelOptions, Compression, WorkerInfo } from '../model/types.js';
+import { ownedWorkerInfo } from '../model/ownedWorkerInfo.js';
 import { workerInfo } from '../model/workerInfo.js';
 import { woolrx } from './generated/woolrx.js';
 
@@ -78,17 +79,19 @@ export function decodeWorker(bytes: Uint8Array): WorkerInfo {
     );
   }
   try {
-    return workerInfo({
+    // decode() builds sub-messages as ChannelOptions instances (zero defaults on the prototype).
+    const options = toOptions(message.connection as woolrx.ChannelOptions | null | undefined);
+    const fields = {
       uid: message.uid,
       address: message.address,
       pid: message.pid,
       version: message.version,
+      // Fresh for each message: given up to the worker.
       tags: message.tags,
       extra: message.extra,
       secure: message.secure,
-      // decode() builds sub-messages as ChannelOptions instances (zero defaults on the prototype).
-      options: toOptions(message.connection as woolrx.ChannelOptions | null | undefined),
-    });
+    };
+    return options === undefined ? ownedWorkerInfo(fields) : workerInfo({ ...fields, options });
   } catch (cause) {
     throw new WorkerDecodeError(
       `Invalid worker metadata: ${cause instanceof Error ? cause.message : String(cause)}`,

@@ -1,5 +1,6 @@
 import { DEFAULT_CHANNEL_OPTIONS } from './DEFAULT_CHANNEL_OPTIONS.js';
 import { describeValue } from './describeValue.js';
+import { madeWorkers } from './madeWorkers.js';
 import { parseAddress } from './parseAddress.js';
 import type { ChannelOptions, Compression, WorkerInfo, WorkerInfoInit } from './types.js';
 
@@ -104,8 +105,6 @@ function toOptions(options: WorkerInfoInit['options']): ChannelOptions {
   return Object.freeze(merged as unknown as ChannelOptions);
 }
 
-/** Workers made by {@link workerInfo}: re-checking one costs a lookup. */
-const made = new WeakSet<object>();
 
 /**
  * Builds a validated, immutable {@link WorkerInfo}.
@@ -133,7 +132,7 @@ const made = new WeakSet<object>();
  */
 export function workerInfo(init: WorkerInfoInit): WorkerInfo {
   // Made here already: valid, and deeply frozen, so still valid.
-  if (made.has(init)) return init as WorkerInfo;
+  if (madeWorkers.has(init)) return init as WorkerInfo;
   if (init === null || typeof init !== 'object') fail('init', init, 'an object');
   checkKeys(init);
   const { uid, address, pid, version, secure } = init;
@@ -158,6 +157,6 @@ export function workerInfo(init: WorkerInfoInit): WorkerInfo {
     secure: secure ?? false,
     options: toOptions(init.options),
   });
-  made.add(worker);
+  madeWorkers.add(worker);
   return worker;
 }

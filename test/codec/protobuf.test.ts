@@ -211,6 +211,60 @@ describe('decodeWorker: semantics', () => {
   });
 });
 
+describe('decodeWorker: the same worker as workerInfo', () => {
+  const uid = fc.oneof(fc.uuid(), fc.uuid().map((u) => u.toUpperCase()), fc.constant('00000000-0000-0000-0000-000000000000'), fc.constant('not-a-uid'));
+  const key = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', '1', '10', '9', 'toString'));
+  const fields = fc.record({
+    uid,
+    address: fc.oneof(fc.constantFrom('127.0.0.1:50051', '[::1]:9', 'unix:/s', 'no-port', ':1'), fc.string({ maxLength: 8 })),
+    pid: fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constant(2_147_483_647)),
+    version: fc.string({ maxLength: 4 }),
+    tags: fc.array(fc.string({ maxLength: 3 }), { maxLength: 5 }),
+    extra: fc.array(fc.tuple(key, fc.string({ maxLength: 3 })), { maxLength: 5 }),
+    secure: fc.boolean(),
+  });
+
+  it('any field values decode to exactly what workerInfo() makes of them (key order included), or fail as it does', () => {
+    fc.assert(
+      fc.property(fields, (f) => {
+        const bytes = message((w) => {
+          base(w, { uid: f.uid, address: f.address, pid: f.pid, version: f.version });
+          for (const tag of f.tags) w.uint32((5 << 3) | 2).string(tag);
+          for (const [k, v] of f.extra) w.uint32((6 << 3) | 2).fork().uint32(10).string(k).uint32(18).string(v).ldelim();
+          if (f.secure) w.uint32((7 << 3) | 0).bool(true);
+        });
+        // What the wire means: empty strings are absent fields, a later map entry replaces an earlier one.
+        const extra = new Map<string, string>();
+        for (const [k, v] of f.extra) extra.set(k, v);
+        let expected: WorkerInfo | string;
+        try {
+          expected = workerInfo({ uid: f.uid, address: f.address, pid: f.pid, version: f.version, tags: f.tags, extra, secure: f.secure });
+        } catch (error) {
+          expected = `Invalid worker metadata: ${(error as Error).message}`;
+        }
+        let got: WorkerInfo | string;
+        try {
+          got = decodeWorker(bytes);
+        } catch (error) {
+          assert.ok(error instanceof WorkerDecodeError);
+          got = error.message;
+        }
+        if (typeof expected === 'string' || typeof got === 'string') {
+          assert.equal(got, expected);
+          return;
+        }
+        assert.deepEqual(got, expected);
+        assert.deepEqual(Object.keys(got.extra), Object.keys(expected.extra));
+        assert.deepEqual(Object.keys(got), Object.keys(expected));
+        assert.ok(Object.isFrozen(got) && Object.isFrozen(got.tags) && Object.isFrozen(got.extra));
+        assert.equal(Object.getPrototypeOf(got.extra), Object.prototype);
+        assert.equal(workerInfo(got), got, 'a decoded worker is known to workerInfo()');
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('decodeWorker: bad input', () => {
   it('rejects an empty message (no uid)', () => {
     rejects(new Uint8Array(0), /uid/, TypeError);

@@ -36,8 +36,34 @@ function prefixRangeEnd(prefix: Buffer): Buffer {
 
 type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
 
-/** Keys per page of the initial (and any re-) read. */
-const PAGE_SIZE = 1000;
+/** Keys in the first page of a read (nothing is known yet of the records' size). */
+const FIRST_PAGE_KEYS = 1000;
+/**
+ * Bytes aimed at per later page: well below the client's 64 MiB message
+ * limit, so that records larger than the ones seen so far still fit.
+ */
+const PAGE_BYTES = 4 * 1024 * 1024;
+/** A record's bytes in a range response besides its key and value (revisions, version, lease, framing). */
+const RECORD_OVERHEAD_BYTES = 40;
+const ZERO_BYTE = Buffer.from([0]);
+/** Records decoded between two turns of the event loop while the next page is on its way. */
+const DECODE_SLICE = 2000;
+
+/** A record that did not decode, reported once its read has succeeded. */
+class Skipped {
+  constructor(
+    readonly kv: IKeyValue,
+    readonly uid: string,
+    readonly error: unknown,
+  ) {}
+}
+
+/** A whole read of the prefix, decoded. */
+interface Snapshot {
+  readonly workers: Map<string, WorkerInfo>;
+  readonly skipped: readonly Skipped[];
+  readonly revision: number;
+}
 /** Retry delays after a failure, ms: doubling from the first, capped at the last. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2000;
@@ -180,25 +206,62 @@ export class EtcdWatch {
     }, delay);
   }
 
-  /** Reads every key under the prefix at one revision, a page at a time. */
-  async #readAll(client: Etcd3): Promise<{ kvs: IKeyValue[]; revision: number }> {
-    const kvs: IKeyValue[] = [];
-    let key = this.#prefix;
+  /**
+   * Reads every key under the prefix at one revision, a page at a time, and
+   * decodes each page while etcd serves the next one.
+   *
+   * Pages are sized by bytes: the first holds {@link FIRST_PAGE_KEYS} keys,
+   * each later one as many as fit {@link PAGE_BYTES} at the largest average
+   * record size seen so far. (Few large pages rather than many small ones:
+   * etcd 3.4 walks every remaining key of the range for each limited read.)
+   * Records that do not decode are returned, to be reported only once the
+   * whole read has succeeded (a failed read is retried, and would report
+   * them again).
+   * @returns The decoded workers by uid, the skipped records and the read's
+   * revision; `undefined` if the read was abandoned meanwhile.
+   */
+  async #readAll(client: Etcd3, generation: number): Promise<Snapshot | undefined> {
+    const workers = new Map<string, WorkerInfo>();
+    const skipped: Skipped[] = [];
     let revision: string | undefined;
+    let bytesPerKey = 0;
+    let pending = client.kv.range({ key: this.#prefix, range_end: this.#rangeEnd, limit: FIRST_PAGE_KEYS });
     for (;;) {
-      const response = await client.kv.range({
-        key,
-        range_end: this.#rangeEnd,
-        limit: PAGE_SIZE,
-        ...(revision === undefined ? {} : { revision }),
-      });
+      const response = await pending;
+      if (this.#stopped || generation !== this.#generation) return undefined;
       revision ??= response.header.revision;
-      kvs.push(...response.kvs);
-      const last = response.kvs[response.kvs.length - 1];
-      if (!response.more || last === undefined) break;
-      key = Buffer.concat([last.key, Buffer.from([0])]);
+      const { kvs } = response;
+      const last = kvs[kvs.length - 1];
+      const more = response.more && last !== undefined;
+      if (more) {
+        let bytes = 0;
+        for (const kv of kvs) bytes += kv.key.length + kv.value.length + RECORD_OVERHEAD_BYTES;
+        bytesPerKey = Math.max(bytesPerKey, bytes / kvs.length);
+        pending = client.kv.range({
+          key: Buffer.concat([last.key, ZERO_BYTE]),
+          range_end: this.#rangeEnd,
+          limit: Math.max(1, Math.floor(PAGE_BYTES / bytesPerKey)),
+          revision,
+        });
+        // Awaited below, unless the read is abandoned meanwhile.
+        pending.catch(() => undefined);
+      }
+      for (let start = 0; start < kvs.length; start += DECODE_SLICE) {
+        if (more) {
+          // Let the client send the next request (and take in its answer) while this page is decoded.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.#stopped || generation !== this.#generation) return undefined;
+        }
+        const end = Math.min(kvs.length, start + DECODE_SLICE);
+        for (let i = start; i < end; i++) {
+          const decoded = this.#tryDecode(kvs[i] as IKeyValue);
+          if (decoded instanceof Skipped) skipped.push(decoded);
+          else workers.set(decoded.uid, decoded);
+        }
+      }
+      if (!more) break;
     }
-    return { kvs, revision: Number(revision) };
+    return { workers, skipped, revision: Number(revision) };
   }
 
   /** (Re-)reads the prefix, emits the difference to what was reported, then watches. */
@@ -207,19 +270,16 @@ export class EtcdWatch {
     if (client === undefined || this.#stopped) return;
     const generation = ++this.#generation;
     this.#closeStream();
-    let snapshot: { kvs: IKeyValue[]; revision: number };
+    let snapshot: Snapshot | undefined;
     try {
-      snapshot = await this.#readAll(client);
+      snapshot = await this.#readAll(client, generation);
     } catch (error) {
       if (generation === this.#generation) this.#retry(error, 'read', () => void this.#list());
       return;
     }
-    if (this.#stopped || generation !== this.#generation) return;
-    const next = new Map<string, WorkerInfo>();
-    for (const kv of snapshot.kvs) {
-      const worker = this.#decode(kv);
-      if (worker !== undefined) next.set(worker.uid, worker);
-    }
+    if (snapshot === undefined || this.#stopped || generation !== this.#generation) return;
+    for (const record of snapshot.skipped) this.#reportSkipped(record);
+    const next = snapshot.workers;
     // The first read is the initial state; a later one (after compaction) only catches up.
     const initial = this.#revision === 0;
     const events = this.#ledger.reconcile(next);
@@ -399,21 +459,42 @@ export class EtcdWatch {
 
   /** Decodes a record; reports and skips one that is not valid worker metadata for its key. */
   #decode(kv: IKeyValue): WorkerInfo | undefined {
-    const uid = this.#uidOf(kv);
+    const decoded = this.#tryDecode(kv);
+    if (!(decoded instanceof Skipped)) return decoded;
+    this.#reportSkipped(decoded);
+    return undefined;
+  }
+
+  /** Decodes a record; one that is not valid worker metadata for its key is returned as {@link Skipped}. */
+  #tryDecode(kv: IKeyValue): WorkerInfo | Skipped {
     try {
       const worker = decodeWorker(kv.value);
-      if (worker.uid !== uid) {
-        throw new WorkerDecodeError(`the record describes worker ${worker.uid}, not the key's ${JSON.stringify(uid)}`);
+      // The key is `<prefix><uid>`: compared as bytes, without decoding the key.
+      if (!this.#keyIsOf(kv.key, worker.uid)) {
+        throw new WorkerDecodeError(`the record describes worker ${worker.uid}, not the key's ${JSON.stringify(this.#uidOf(kv))}`);
       }
       return worker;
     } catch (error) {
-      this.#report(
-        'malformed-record',
-        `Skipped the record at ${JSON.stringify(kv.key.toString('utf8'))} (revision ${kv.mod_revision}): ${errorMessage(error)}`,
-        { uid, error },
-      );
-      return undefined;
+      return new Skipped(kv, this.#uidOf(kv), error);
     }
+  }
+
+  /** Whether `key` is exactly the prefix followed by `uid` (ASCII: a valid uid is a lowercase UUID). */
+  #keyIsOf(key: Buffer, uid: string): boolean {
+    const start = this.#prefix.length;
+    if (key.length !== start + uid.length) return false;
+    for (let i = 0; i < uid.length; i++) {
+      if (key[start + i] !== uid.charCodeAt(i)) return false;
+    }
+    return true;
+  }
+
+  #reportSkipped({ kv, uid, error }: Skipped): void {
+    this.#report(
+      'malformed-record',
+      `Skipped the record at ${JSON.stringify(kv.key.toString('utf8'))} (revision ${kv.mod_revision}): ${errorMessage(error)}`,
+      { uid, error },
+    );
   }
 
   #closeStream(): void {

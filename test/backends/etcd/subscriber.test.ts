@@ -159,6 +159,34 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
     assertReleased(discovery);
   });
 
+  it('reads a namespace larger than a page over several pages at one revision, every worker once', async () => {
+    const namespace = uniqueNamespace('pages');
+    // ~3 kB records: the read takes a 1000-key first page, then pages of ~1350 keys (4 MiB), then the rest.
+    const workers = Array.from({ length: 2600 }, (_, i) => makeWorker({ extra: { pad: 'x'.repeat(3000), i: String(i) } }));
+    for (let i = 0; i < workers.length; i += 200) {
+      await Promise.all(workers.slice(i, i + 200).map((worker) => raw.put(key(namespace, worker.uid)).value(Buffer.from(encodeWorker(worker)))));
+    }
+    // Malformed records in the first and in the last page (keys sort around the uuids).
+    await raw.put(key(namespace, '0-junk')).value(Buffer.from([0xff, 0xff]));
+    await raw.put(key(namespace, 'z-junk')).value('not protobuf');
+    const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
+    const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+    // Changes racing the read: each is seen once, either in the read or in the watch.
+    const late = Array.from({ length: 50 }, () => makeWorker());
+    await Promise.all(late.map((worker) => raw.put(key(namespace, worker.uid)).value(Buffer.from(encodeWorker(worker)))));
+    const gone = workers.slice(0, 20);
+    await Promise.all(gone.map((worker) => raw.delete().key(key(namespace, worker.uid))));
+    const expected = new Map([...workers.slice(20), ...late].map((worker) => [worker.uid, worker]));
+    await waitFor(() => recorder.matches(expected), 'every worker', 30_000);
+    await sleep(100);
+    recorder.assertConsistent();
+    for (const worker of workers.slice(20)) assert.deepEqual(recorder.history(worker.uid), ['worker-added@1']);
+    const malformed = recorder.diagnostics.filter((diagnostic) => diagnostic.kind === 'malformed-record');
+    assert.deepEqual(malformed.map((diagnostic) => diagnostic.uid).sort(), ['0-junk', 'z-junk']);
+    recorder.unsubscribe();
+    assertReleased(discovery);
+  });
+
   it('resumes a broken watch from the last delivered revision: no gap, no duplicate', async () => {
     const namespace = uniqueNamespace('resume');
     const proxy = await startTcpProxy(etcd.members[0]!.clientPort);

@@ -1,0 +1,98 @@
+import { DEFAULT_CHANNEL_OPTIONS } from './DEFAULT_CHANNEL_OPTIONS.js';
+import { madeWorkers } from './madeWorkers.js';
+import { parseAddress } from './parseAddress.js';
+import type { WorkerInfo } from './types.js';
+import { workerInfo } from './workerInfo.js';
+
+/** The fields of a worker as a decoder produces them: typed, and owned by the caller. */
+export interface OwnedWorkerInit {
+  readonly uid: string;
+  readonly address: string;
+  readonly pid: number;
+  readonly version: string;
+  /** Given up by the caller: frozen and kept when already in canonical order. */
+  readonly tags: string[];
+  /** A plain object given up by the caller: frozen and kept when already in canonical order. */
+  readonly extra: Record<string, string>;
+  readonly secure: boolean;
+}
+
+/** A lowercase, hyphenated UUID (the canonical form {@link workerInfo} stores). */
+const LOWER_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+const INT32_MAX = 2_147_483_647;
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+function canonicalTags(tags: readonly unknown[]): boolean {
+  let previous: string | undefined;
+  for (const tag of tags) {
+    if (typeof tag !== 'string' || LONE_SURROGATE.test(tag)) return false;
+    // Sorted and without duplicates: what workerInfo() would make of them.
+    if (previous !== undefined && !(previous < tag)) return false;
+    previous = tag;
+  }
+  return true;
+}
+
+function canonicalExtra(extra: Record<string, unknown>): boolean {
+  if (Object.getPrototypeOf(extra) !== Object.prototype) return false;
+  let previous: string | undefined;
+  for (const key of Object.keys(extra)) {
+    const value = extra[key];
+    if (typeof value !== 'string' || LONE_SURROGATE.test(key) || LONE_SURROGATE.test(value)) return false;
+    // In sorted order, the object's own key order is the one workerInfo() builds.
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+  }
+  return true;
+}
+
+/**
+ * {@link workerInfo} for a decoder: the same checks and the same frozen
+ * worker, with the default channel options, but the given `tags` array and
+ * `extra` object are frozen and kept instead of copied when they are
+ * already sorted (and tags without duplicates) — the form every encoder of
+ * a {@link WorkerInfo} writes. Anything else (an uppercase uid, unsorted
+ * tags, an invalid field) goes through {@link workerInfo} itself, which
+ * normalises it or throws its usual error.
+ * @param init The decoded fields; the caller must not use `tags` or `extra` afterwards.
+ * @returns The frozen worker.
+ * @throws {TypeError} As {@link workerInfo}.
+ * @internal
+ */
+export function ownedWorkerInfo(init: OwnedWorkerInit): WorkerInfo {
+  const { uid, address, pid, version, tags, extra, secure } = init;
+  if (
+    typeof uid !== 'string' ||
+    !LOWER_UUID.test(uid) ||
+    uid === NIL_UUID ||
+    typeof address !== 'string' ||
+    LONE_SURROGATE.test(address) ||
+    !Number.isInteger(pid) ||
+    pid < 0 ||
+    pid > INT32_MAX ||
+    typeof version !== 'string' ||
+    LONE_SURROGATE.test(version) ||
+    typeof secure !== 'boolean' ||
+    !Array.isArray(tags) ||
+    !canonicalTags(tags) ||
+    extra === null ||
+    typeof extra !== 'object' ||
+    !canonicalExtra(extra)
+  ) {
+    return workerInfo(init);
+  }
+  parseAddress(address);
+  const worker: WorkerInfo = Object.freeze({
+    uid,
+    address,
+    pid,
+    version,
+    tags: Object.freeze(tags),
+    extra: Object.freeze(extra),
+    secure,
+    options: DEFAULT_CHANNEL_OPTIONS,
+  });
+  madeWorkers.add(worker);
+  return worker;
+}
