@@ -46,7 +46,7 @@ const common: Options = {
   // every exported error class's name in dist/.
   keepNames: false,
   silent: true,
-  external: ['rxjs', 'multicast-dns', 'etcd3'],
+  external: ['rxjs', 'multicast-dns', 'dns-packet', 'etcd3'],
   noExternal: ['protobufjs', 'long'],
   esbuildPlugins: [emptyModule('long')],
 };

@@ -41,7 +41,7 @@ describe('package', () => {
   });
 
   it('installs light: etcd3 is an optional peer, the flock addon prebuilt inside the package, the protobuf runtime bundled', () => {
-    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['multicast-dns']);
+    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['dns-packet', 'multicast-dns']);
     assert.equal(pkg.optionalDependencies, undefined, 'nothing optional to install: the flock addon ships in prebuilds/');
     assert.ok(pkg.peerDependencies['etcd3'] !== undefined && pkg.peerDependenciesMeta['etcd3']?.optional === true);
   });
