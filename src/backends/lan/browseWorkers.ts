@@ -35,6 +35,10 @@ export interface BrowseConfig {
 const MAX_WARNINGS = 100;
 /** The second query goes out this soon, in case the first was lost. */
 const SECOND_QUERY_MS = 1000;
+/** After an undecodable packet, the extra PTR query goes out this soon, ms (the rest of a burst arrives meanwhile). */
+const LOSS_QUERY_DELAY_MS = 250;
+/** Extra PTR queries for undecodable packets are at least this far apart, ms. */
+const LOSS_QUERY_SPACING_MS = 1000;
 /** `unauthenticated-record` diagnostics per subscription and minute, at most (a flood of forged records must not flood diagnostics). */
 const MAX_UNAUTHENTICATED_PER_MINUTE = 20;
 
@@ -78,6 +82,10 @@ function summary(value: unknown): string {
  * `[v6]:port` (the records seen are kept in a {@link ServiceCache}). A
  * record that does not decode is skipped and reported (once
  * per distinct content); if the worker was known it is dropped.
+ * A packet that does not decode as DNS is reported as a warning (each
+ * distinct message once) and, since a record sent meanwhile may have been
+ * lost with it, the PTR is queried again 250 ms later (at most once a
+ * second, whatever the number of such packets).
  *
  * The initial state is complete (`sink.synced()`) `syncWindow` ms after
  * the first query is on the wire, or, if a worker that answered is still
@@ -103,6 +111,17 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
   /** With keys: the newest signing time accepted per uid (kept for the subscription's life: rollback protection). */
   const newest = new Map<string, number>();
   let unauthenticatedBudget = { since: 0, left: 0 };
+  /** An extra PTR query for undecodable packets is scheduled; when the last one went out. */
+  let lossQueryPending = false;
+  let lastLossQuery = Number.NEGATIVE_INFINITY;
+
+  const schedule = (delay: number, run: () => void): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!stopped) run();
+    }, delay);
+    timers.add(timer);
+  };
 
   const socket = openMdns(config.namespace, config, {
     fatal: (error) => {
@@ -113,6 +132,16 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
       if (warned.has(message) || warned.size >= MAX_WARNINGS) return;
       warned.add(message);
       config.report({ kind: 'warning', namespace: config.namespace, message, error });
+    },
+    undecodable: () => {
+      // A record may have been lost with it: ask again soon, at most once per LOSS_QUERY_SPACING_MS.
+      if (stopped || lossQueryPending) return;
+      lossQueryPending = true;
+      schedule(Math.max(LOSS_QUERY_DELAY_MS, lastLossQuery + LOSS_QUERY_SPACING_MS - Date.now()), () => {
+        lossQueryPending = false;
+        lastLossQuery = Date.now();
+        queryPtr();
+      });
     },
   });
 
@@ -280,13 +309,6 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
     sink.synced();
   };
 
-  const schedule = (delay: number, run: () => void): void => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (!stopped) run();
-    }, delay);
-    timers.add(timer);
-  };
   const requery = (): void => {
     // Forget what has not been seen for expireAfter (expireWorkers has dropped it by now).
     for (const key of cache.prune(Date.now(), config.expireAfter)) emitted.drop(cache.labelOf(key));

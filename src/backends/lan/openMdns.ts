@@ -25,6 +25,12 @@ export interface MdnsListeners {
   fatal(error: LanSocketError): void;
   /** Something to report that does not stop the socket (a group it could not join, an undecodable packet). */
   warning(message: string, error: unknown): void;
+  /**
+   * A received packet did not decode as DNS (also reported as a warning).
+   * A record sent meanwhile may have been lost with it (a flood of such
+   * packets can fill the receive buffer): a browser asks again.
+   */
+  undecodable?(): void;
 }
 
 /** The mDNS IPv4 group (RFC 6762 §3). */
@@ -98,9 +104,21 @@ export function openMdns(
   mdns.on('error', (error: unknown) => {
     if (!closed) fail('binding the mDNS socket', error);
   });
+  // multicast-dns decodes in its own 'message' listener and warns when that fails:
+  // a warning between this listener and the next comes from decoding a packet.
+  let decoding = false;
+  udp.prependListener('message', () => {
+    decoding = true;
+  });
+  udp.on('message', () => {
+    decoding = false;
+  });
   mdns.on('warning', (error: unknown) => {
     if (closed) return;
+    const undecodable = decoding;
+    decoding = false;
     listeners.warning(`mDNS socket warning: ${errorText(error)}`, error);
+    if (undecodable) listeners.undecodable?.();
   });
 
   const ready = new Promise<void>((resolve, reject) => {

@@ -4,6 +4,8 @@
  *
  * - `{op:'send', answers}`: multicast a response with these records at once;
  * - `{op:'garbage'}`: multicast 6 bytes that are not a DNS message;
+ * - `{op:'flood', count, ms}`: multicast `count` 1000-byte datagrams that
+ *   are not DNS messages, spread over `ms`; reports `{ev:'flooded'}`;
  * - `{op:'rule', name, type, actions: [{delayMs, answers}]}`: when a query
  *   asks for `name` (and `type`), send each action's records after its delay.
  *
@@ -56,7 +58,7 @@ mdns.on('query', (query) => {
 
 createInterface({ input: process.stdin })
   .on('line', (line) => {
-    const command = JSON.parse(line) as { op: string; answers?: Answer[]; name?: string; type?: string; actions?: Action[] };
+    const command = JSON.parse(line) as { op: string; count?: number; ms?: number; answers?: Answer[]; name?: string; type?: string; actions?: Action[] };
     if (command.op === 'send' && command.answers) send(command.answers, 'send');
     else if (command.op === 'garbage') {
       // Bytes that are not a DNS message, to the mDNS group.
@@ -65,6 +67,21 @@ createInterface({ input: process.stdin })
         out({ ev: 'sent', label: 'garbage', error: error ? String(error) : undefined });
         raw.close();
       });
+    }
+    else if (command.op === 'flood' && command.count !== undefined && command.ms !== undefined) {
+      // A header announcing more records than follow: never decodes.
+      const garbage = Buffer.alloc(1000, 0xff);
+      garbage.writeUInt16BE(0x8400, 2);
+      const raw = createSocket('udp4');
+      raw.on('error', () => undefined); // a full send buffer loses a datagram: a flood is lossy anyway
+      const batches = 20;
+      let sent = 0;
+      const batch = (index: number): void => {
+        for (let i = 0; i < Math.ceil(command.count! / batches) && sent < command.count!; i++, sent++) raw.send(garbage, 5353, '224.0.0.251');
+        if (index + 1 < batches) setTimeout(() => batch(index + 1), command.ms! / batches);
+        else setTimeout(() => raw.close(() => out({ ev: 'flooded', count: sent })), 100);
+      };
+      batch(0);
     }
     else if (command.op === 'rule' && command.name && command.type && command.actions) {
       rules.push({ name: command.name, type: command.type, actions: command.actions, fired: false });
