@@ -1,8 +1,8 @@
 import { DEFAULT_CHANNEL_OPTIONS } from './DEFAULT_CHANNEL_OPTIONS.js';
 import { madeWorkers } from './madeWorkers.js';
-import { parseAddress } from './parseAddress.js';
 import type { WorkerInfo } from './types.js';
 import { workerInfo } from './workerInfo.js';
+import { workerScalars } from './workerScalars.js';
 
 /** The fields of a worker as a decoder produces them: typed, and owned by the caller. */
 export interface OwnedWorkerInit {
@@ -17,10 +17,6 @@ export interface OwnedWorkerInit {
   readonly secure: boolean;
 }
 
-/** A lowercase, hyphenated UUID (the canonical form {@link workerInfo} stores). */
-const LOWER_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const NIL_UUID = '00000000-0000-0000-0000-000000000000';
-const INT32_MAX = 2_147_483_647;
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
 function canonicalTags(tags: readonly unknown[]): boolean {
@@ -52,37 +48,22 @@ function canonicalExtra(extra: Record<string, unknown>): boolean {
  * worker, with the default channel options, but the given `tags` array and
  * `extra` object are frozen and kept instead of copied when they are
  * already sorted (and tags without duplicates) — the form every encoder of
- * a {@link WorkerInfo} writes. Anything else (an uppercase uid, unsorted
- * tags, an invalid field) goes through {@link workerInfo} itself, which
- * normalises it or throws its usual error.
+ * a {@link WorkerInfo} writes. Other tags or extra go through
+ * {@link workerInfo} itself, which normalises them or throws its usual
+ * error; the scalar fields are checked by the same code as in
+ * {@link workerInfo} either way.
  * @param init The decoded fields; the caller must not use `tags` or `extra` afterwards.
  * @returns The frozen worker.
  * @throws {TypeError} As {@link workerInfo}.
  * @internal
  */
 export function ownedWorkerInfo(init: OwnedWorkerInit): WorkerInfo {
-  const { uid, address, pid, version, tags, extra, secure } = init;
-  if (
-    typeof uid !== 'string' ||
-    !LOWER_UUID.test(uid) ||
-    uid === NIL_UUID ||
-    typeof address !== 'string' ||
-    LONE_SURROGATE.test(address) ||
-    !Number.isInteger(pid) ||
-    pid < 0 ||
-    pid > INT32_MAX ||
-    typeof version !== 'string' ||
-    LONE_SURROGATE.test(version) ||
-    typeof secure !== 'boolean' ||
-    !Array.isArray(tags) ||
-    !canonicalTags(tags) ||
-    extra === null ||
-    typeof extra !== 'object' ||
-    !canonicalExtra(extra)
-  ) {
+  const { tags, extra } = init;
+  if (!Array.isArray(tags) || !canonicalTags(tags) || extra === null || typeof extra !== 'object' || !canonicalExtra(extra)) {
     return workerInfo(init);
   }
-  parseAddress(address);
+  // The scalar fields' rules are workerInfo's own (one place): the same checks, the same errors.
+  const { uid, address, pid, version, secure } = workerScalars(init);
   const worker: WorkerInfo = Object.freeze({
     uid,
     address,

@@ -1,11 +1,8 @@
 import { DEFAULT_CHANNEL_OPTIONS } from './DEFAULT_CHANNEL_OPTIONS.js';
-import { describeValue } from './describeValue.js';
 import { madeWorkers } from './madeWorkers.js';
-import { parseAddress } from './parseAddress.js';
 import type { ChannelOptions, Compression, WorkerInfo, WorkerInfoInit } from './types.js';
+import { checkText, failField as fail, workerScalars } from './workerScalars.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const INT32_MAX = 2_147_483_647;
 const INT32_MIN = -2_147_483_648;
 const COMPRESSIONS: readonly Compression[] = ['none', 'deflate', 'gzip'];
@@ -29,18 +26,6 @@ function checkKeys(init: object): void {
       `Invalid worker field: ${JSON.stringify(key)} (expected one of ${FIELDS.join(', ')}${near === undefined ? '' : `; did you mean ${near}?`})`,
     );
   }
-}
-
-function fail(field: string, value: unknown, expected: string): never {
-  throw new TypeError(`Invalid worker ${field}: ${describeValue(value)} (expected ${expected})`);
-}
-
-// In a /u regex a paired surrogate is one code point, so this matches only a
-// lone surrogate: text with no UTF-8 form, which no wire format can carry.
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
-function checkText(field: string, value: string): void {
-  if (LONE_SURROGATE.test(value)) fail(field, value, 'well-formed Unicode text (lone UTF-16 surrogate)');
 }
 
 function toTags(tags: WorkerInfoInit['tags']): readonly string[] {
@@ -135,26 +120,15 @@ export function workerInfo(init: WorkerInfoInit): WorkerInfo {
   if (madeWorkers.has(init)) return init as WorkerInfo;
   if (init === null || typeof init !== 'object') fail('init', init, 'an object');
   checkKeys(init);
-  const { uid, address, pid, version, secure } = init;
-  if (typeof uid !== 'string' || !UUID.test(uid)) fail('uid', uid, 'a hyphenated UUID');
-  const normalizedUid = uid.toLowerCase();
-  if (normalizedUid === NIL_UUID) fail('uid', uid, 'a non-nil UUID');
-  parseAddress(address);
-  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid < 0 || pid > INT32_MAX) {
-    fail('pid', pid, 'a non-negative 32-bit integer');
-  }
-  if (typeof version !== 'string') fail('version', version, 'a string');
-  checkText('address', address);
-  checkText('version', version);
-  if (secure !== undefined && typeof secure !== 'boolean') fail('secure', secure, 'a boolean');
+  const { uid, address, pid, version, secure } = workerScalars(init);
   const worker: WorkerInfo = Object.freeze({
-    uid: normalizedUid,
+    uid,
     address,
     pid,
     version,
     tags: toTags(init.tags),
     extra: toExtra(init.extra),
-    secure: secure ?? false,
+    secure,
     options: toOptions(init.options),
   });
   madeWorkers.add(worker);
