@@ -26,6 +26,7 @@ import { sameWorker } from '../../src/model/sameWorker.js';
 import type { WorkerInfo, WorkerInfoInit } from '../../src/model/types.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
 import { collectEvents, type EventCollector } from './collectEvents.js';
+import type { ChildPublisher } from './spawnChildPublisher.js';
 
 /** What a backend's setup returns. */
 export interface DiscoveryContractFixture {
@@ -33,6 +34,12 @@ export interface DiscoveryContractFixture {
   discovery(namespace: string): Discovery;
   /** Called once after the whole suite. */
   teardown?(): void | Promise<void>;
+  /**
+   * A publisher of `namespace` in another process (see
+   * spawnChildPublisher.ts), for the liveness test; required with the
+   * `reapsDeadProcesses` option.
+   */
+  spawnPublisher?(namespace: string): Promise<ChildPublisher>;
 }
 
 /** Tuning of {@link describeDiscoveryContract} for a backend. */
@@ -71,6 +78,12 @@ export interface DiscoveryContractOptions {
    * and a drop of it is a no-op.
    */
   readonly ownership?: 'registrant' | 'responder';
+  /**
+   * The backend withdraws the workers of a process that died without
+   * closing its publisher (local: liveness; etcd: lease expiry), within
+   * `withinMs`: the suite then checks that this follows the registrant.
+   */
+  readonly reapsDeadProcesses?: { readonly withinMs: number };
   /** Makes the unique namespace of each discovery a test uses. Default `c<6 hex of a per-process random><time><counter>`, lowercase alphanumerics, about 16 characters. */
   readonly namespace?: () => string;
 }
@@ -447,6 +460,47 @@ export function describeDiscoveryContract(
         await owner.close();
         await watcher.waitFor((events) => events.length >= 5, 'A and the sentinel dropped');
         assert.deepEqual(s.summaries(watcher).slice(3).sort(), ['dropped A@2', `dropped ${sentinel.slice('added '.length)}`].sort());
+      });
+    }
+
+    const reaping = options.reapsDeadProcesses;
+    if (reaping !== undefined) {
+      test('ownership: liveness follows the registrant — a dead process takes down what it registered, not what it re-added', async (s) => {
+        const spawnPublisher = fixture?.spawnPublisher?.bind(fixture);
+        assert.ok(spawnPublisher, "reapsDeadProcesses needs the fixture's spawnPublisher");
+        const discovery = s.discovery();
+        const owner = s.publisher(discovery);
+        const other = s.publisher(s.twin(discovery));
+        const watcher = await s.collect(discovery.events());
+        const child = await spawnPublisher(discovery.namespace);
+        try {
+          const a = s.worker('A'); // registered here, re-added by the child
+          const b = s.worker('B', { pid: child.pid }); // registered by the child, re-added here
+          await owner.publish('worker-added', a);
+          await child.publish('worker-added', b);
+          await s.expect(watcher, ['added A@1', 'added B@1']);
+          await child.publish('worker-added', s.revise(a, { version: '2', pid: child.pid }));
+          await other.publish('worker-added', s.revise(b, { version: '2', pid: process.pid }));
+          await s.expect(watcher, ['added A@1', 'added B@1', 'updated A@2', 'updated B@2']);
+          await child.kill();
+          // B's registrant is gone: B goes, though its metadata names a live process.
+          await watcher.waitFor(
+            (events) => events.some((event) => event.type === 'worker-dropped' && event.worker.uid === b.uid),
+            'B dropped after its registrant died',
+            reaping.withinMs,
+          );
+          // A's registrant lives: A stays, though its metadata names the dead child.
+          await sleep(reaping.withinMs / 2);
+          const sentinel = await s.settle(owner, watcher);
+          assert.deepEqual(s.summaries(watcher), ['added A@1', 'added B@1', 'updated A@2', 'updated B@2', 'dropped B@2', sentinel]);
+          const late = await s.collect(discovery.events());
+          await late.waitFor((events) => events.length >= 2, 'A and the sentinel');
+          assert.deepEqual(s.summaries(late).sort(), ['added A@2', sentinel].sort());
+          await owner.close();
+          await watcher.waitFor((events) => events.some((event) => event.type === 'worker-dropped' && event.worker.uid === a.uid), 'A dropped');
+        } finally {
+          await child.kill();
+        }
       });
     }
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { blockName } from './blockName.js';
 import { LENGTH_PREFIX, MAX_READ_BLOCK } from './layout.js';
 import { openSafe } from './openSafe.js';
+import { readRegistrantMark } from './readRegistrantMark.js';
 import { UnsafeObjectError } from './UnsafeObjectError.js';
 
 /** Scratch buffers kept between reads; a larger (still bounded) block is read into buffers not kept. */
@@ -28,6 +29,12 @@ export interface BlockEntry {
   reported: Buffer | undefined;
   /** The block was last found missing or empty (reported if it still is at the next read). */
   strike: Buffer | undefined;
+  /**
+   * The pid the worker's liveness follows, from its block's registrant
+   * mark: > 0 that pid, 0 none (its record's pid), -1 not known (the record
+   * came from the journal and its pid changed: the block is read when needed).
+   */
+  registrant: number;
 }
 
 /**
@@ -61,6 +68,8 @@ export class BlockReader {
   lastError: UnsafeObjectError | undefined;
   /** How many bytes the last {@link BlockReader.read} found in the block (less than its size once truncated). */
   lastLength = 0;
+  /** The pid of the registrant mark the last record {@link BlockReader.read} returned came with, or 0 (none). */
+  lastRegistrant = 0;
 
   /**
    * @param shmDir Where the blocks are (`/dev/shm`).
@@ -89,7 +98,7 @@ export class BlockReader {
    * @returns The entry.
    */
   static entry(uid: string): BlockEntry {
-    return { uid, path: undefined, fd: undefined, size: 0, bytes: undefined, ok: false, reported: undefined, strike: undefined };
+    return { uid, path: undefined, fd: undefined, size: 0, bytes: undefined, ok: false, reported: undefined, strike: undefined, registrant: -1 };
   }
 
   /**
@@ -175,6 +184,7 @@ export class BlockReader {
       if (end > first) return 'bad-length';
       const second = readSync(fd, this.#b, 0, end, 0);
       if (second !== end || this.#a.compare(this.#b, 0, end, 0, end) !== 0) return 'torn';
+      this.lastRegistrant = readRegistrantMark(this.#a, end, first);
       return Buffer.from(this.#a.subarray(0, end));
     } finally {
       if (transient) closeSync(fd);

@@ -44,8 +44,11 @@ export class LocalPublisher extends PublisherBase {
   readonly #settings: LocalSettings;
   readonly #writer: NamespaceWriter;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
-  /** uid → inode of the block this publisher created when it registered the worker. */
-  readonly #registered = new Map<string, number>();
+  /**
+   * uid → the registration this publisher owns: the inode of the block it
+   * created, and the pid its registrant mark names (the pid last published).
+   */
+  readonly #registered = new Map<string, { ino: number; pid: number }>();
   /** The last pid warned about as not alive (not to warn for every publish of it). */
   #warnedPid = 0;
 
@@ -96,7 +99,7 @@ export class LocalPublisher extends PublisherBase {
         return;
       }
       await this.#writer.locked((segment) => {
-        for (const [uid, ino] of this.#registered) {
+        for (const [uid, { ino }] of this.#registered) {
           // Re-registered by someone else since (a new block): not ours any more.
           if (this.#writer.blockIno(uid) !== ino) continue;
           // Touched here, not after the release: the cleanup below may
@@ -144,9 +147,16 @@ export class LocalPublisher extends PublisherBase {
     if (slot >= 0) {
       // Registered (by this publisher or another): refreshed in place, the
       // owner unchanged. (A missing block is re-created: a new identity for
-      // the owner, if that is this publisher.)
-      const ino = writeBlock(path, payload, this.#settings.blockSize, uid, false);
-      if (ino !== undefined && this.#registered.has(uid)) this.#registered.set(uid, ino);
+      // the owner, if that is this publisher.) The registrant mark follows
+      // the pid only the owner publishes: another publisher's pid changes
+      // the metadata, not whose liveness the worker follows.
+      const own = this.#registered.get(uid);
+      const mark = { pid: worker.pid, ino: own !== undefined && own.pid !== worker.pid ? own.ino : undefined };
+      const ino = writeBlock(path, payload, this.#settings.blockSize, uid, false, mark);
+      if (own !== undefined) {
+        own.pid = worker.pid;
+        if (ino !== undefined) own.ino = ino;
+      }
       writer.journal()?.append(type === 'worker-added' ? JOURNAL_ADDED : JOURNAL_UPDATED, bytes, slot, payload);
       return 1;
     }
@@ -156,7 +166,7 @@ export class LocalPublisher extends PublisherBase {
     // Killed between the block and its slot, this publisher would leave an
     // orphan block: the intent record lets the next lock holder reclaim it.
     writer.intend(bytes);
-    const ino = writeBlock(path, payload, this.#settings.blockSize, uid, true);
+    const ino = writeBlock(path, payload, this.#settings.blockSize, uid, true, { pid: worker.pid });
     let slotWritten = false;
     try {
       // Block, slot, then the record: a subscriber applying the record
@@ -171,7 +181,7 @@ export class LocalPublisher extends PublisherBase {
       throw error;
     }
     // Registered while absent: this publisher owns it.
-    if (ino !== undefined) this.#registered.set(uid, ino);
+    if (ino !== undefined) this.#registered.set(uid, { ino, pid: worker.pid });
     return 1;
   }
 }

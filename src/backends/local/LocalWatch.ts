@@ -109,7 +109,8 @@ export class LocalWatch {
     const schedule = (): void => this.#wake.schedule();
     const reader = new BlockReader(names.shmDir, MAX_OPEN_BLOCKS, Math.max(settings.blockSize, MAX_READ_BLOCK));
     this.#workers = new WorkerBlocks(names.namespace, reader, this.#journal, schedule, sink, diagnostics);
-    this.#reclaimer = new Reclaimer(names, settings, diagnostics, this.#workers.ledger, reader, schedule);
+    const workers = this.#workers;
+    this.#reclaimer = new Reclaimer(names, settings, diagnostics, workers.ledger, reader, schedule, (uid) => workers.registrant(uid));
   }
 
   /** Starts watching and reads the current state, synchronously: the initial `worker-added` burst. */

@@ -19,6 +19,12 @@ import type { LocalNames, LocalSettings } from './types.js';
  * included, then sees them dropped. Reclaiming is a withdrawal "whichever
  * publisher registered it", like a `worker-dropped`; a worker is reclaimed
  * only while its block still names the dead pid.
+ *
+ * The pid checked is the one the worker's *registrant* published: its
+ * block's registrant mark, when it has one (a woolrx publisher's block),
+ * else its record's pid (wool's blocks). So liveness follows ownership: a
+ * re-add or update from another process changes the metadata's pid, not
+ * whose exit withdraws the worker.
  * @internal
  */
 export class Reclaimer {
@@ -28,6 +34,7 @@ export class Reclaimer {
   readonly #ledger: WorkerLedger;
   readonly #reader: BlockReader;
   readonly #done: () => void;
+  readonly #registrantOf: (uid: string) => number;
   /** When each pid was last seen alive (re-checked once per period). */
   readonly #aliveAt = new Map<number, number>();
   #lastSweep = 0;
@@ -40,6 +47,8 @@ export class Reclaimer {
    * @param ledger What the subscriber was told: the workers to check.
    * @param reader Reads a dead worker's block (the subscriber's own reader).
    * @param done Called after each reclaim attempt (the subscriber then looks again).
+   * @param registrantOf The pid of a worker's registrant mark, or 0 (none);
+   * by default read from its block each time.
    */
   constructor(
     names: LocalNames,
@@ -48,7 +57,9 @@ export class Reclaimer {
     ledger: WorkerLedger,
     reader: BlockReader,
     done: () => void,
+    registrantOf?: (uid: string) => number,
   ) {
+    this.#registrantOf = registrantOf ?? ((uid) => Math.max(this.#blockLiveness(uid).mark, 0));
     this.#names = names;
     this.#settings = settings;
     this.#diagnostics = diagnostics;
@@ -67,60 +78,70 @@ export class Reclaimer {
     if (!this.#settings.liveness) return;
     const period = this.#settings.pollInterval || 1000;
     const sweepAll = now - this.#lastSweep >= period;
-    let dead: WorkerInfo[] | undefined;
+    let dead: { uid: string; pid: number }[] | undefined;
+    let pid: number;
     if (sweepAll) {
       this.#lastSweep = now;
       this.#aliveAt.clear();
-      for (const worker of this.#ledger.values()) if (this.#dead(worker, now, period)) (dead ??= []).push(worker);
+      for (const worker of this.#ledger.values()) if ((pid = this.#dead(worker, now, period)) > 0) (dead ??= []).push({ uid: worker.uid, pid });
     } else {
       for (const entry of fresh) {
         const worker = this.#ledger.get(entry.uid);
-        if (worker !== undefined && this.#dead(worker, now, period)) (dead ??= []).push(worker);
+        if (worker !== undefined && (pid = this.#dead(worker, now, period)) > 0) (dead ??= []).push({ uid: worker.uid, pid });
       }
     }
     if (dead !== undefined) this.#reclaim(dead);
   }
 
-  /** Whether a worker's process is gone (looked up at most once per period while alive). */
-  #dead(worker: WorkerInfo, now: number, period: number): boolean {
-    if (worker.pid <= 0) return false;
-    const seen = this.#aliveAt.get(worker.pid);
-    if (seen !== undefined && (now - seen < period || seen >= this.#lastSweep)) return false;
-    if (isAlive(worker.pid)) {
-      this.#aliveAt.set(worker.pid, now);
-      return false;
+  /**
+   * The dead pid a worker's liveness follows (its registrant's, see the
+   * class), or 0 while that process lives (looked up at most once per
+   * period while alive).
+   */
+  #dead(worker: WorkerInfo, now: number, period: number): number {
+    const pid = this.#registrantOf(worker.uid) || worker.pid;
+    if (pid <= 0) return 0;
+    const seen = this.#aliveAt.get(pid);
+    if (seen !== undefined && (now - seen < period || seen >= this.#lastSweep)) return 0;
+    if (isAlive(pid)) {
+      this.#aliveAt.set(pid, now);
+      return 0;
     }
-    this.#aliveAt.delete(worker.pid);
-    return true;
+    this.#aliveAt.delete(pid);
+    return pid;
   }
 
   /**
-   * The pid a worker's block records now, or -1 (no block, unsafe, larger
-   * than the reader's limit, torn or malformed).
+   * What a worker's block says now: the pid its liveness follows (its
+   * registrant mark's, else its record's) and the mark's pid (0: none), or
+   * -1 for both (no block, unsafe, larger than the reader's limit, torn or
+   * malformed).
    */
-  #blockPid(uid: string): number {
+  #blockLiveness(uid: string): { pid: number; mark: number } {
     const entry = BlockReader.entry(uid);
     try {
       const record = this.#reader.read(entry);
-      return typeof record === 'string' ? -1 : decodeWorker(record.subarray(LENGTH_PREFIX)).pid;
+      if (typeof record === 'string') return { pid: -1, mark: -1 };
+      const mark = this.#reader.lastRegistrant;
+      return { pid: mark || decodeWorker(record.subarray(LENGTH_PREFIX)).pid, mark };
     } catch {
-      return -1;
+      return { pid: -1, mark: -1 };
     } finally {
       this.#reader.close(entry);
     }
   }
 
   /** Withdraws dead workers under the lock (one attempt at a time), then reports each. */
-  #reclaim(dead: readonly WorkerInfo[]): void {
+  #reclaim(dead: readonly { uid: string; pid: number }[]): void {
     if (this.#reclaiming) return;
     this.#reclaiming = true;
     const writer = new NamespaceWriter(this.#names, this.#settings, this.#diagnostics);
-    const reclaimed: WorkerInfo[] = [];
+    const reclaimed: { uid: string; pid: number }[] = [];
     writer
       .locked((segment) => {
         if (segment === undefined) return 0;
         for (const worker of dead) {
-          if (this.#blockPid(worker.uid) !== worker.pid || isAlive(worker.pid)) continue;
+          if (this.#blockLiveness(worker.uid).pid !== worker.pid || isAlive(worker.pid)) continue;
           if (writer.withdraw(segment, worker.uid)) reclaimed.push(worker);
         }
         return reclaimed.length;
@@ -132,7 +153,7 @@ export class Reclaimer {
               kind: 'recovered',
               namespace: this.#names.namespace,
               uid,
-              message: `Worker ${uid} is gone (pid ${pid} no longer exists); reclaimed its slot and block`,
+              message: `Worker ${uid} is gone (pid ${pid} no longer exists: the process its registrant named); reclaimed its slot and block`,
             });
           }
         },

@@ -162,7 +162,21 @@ export class WorkerBlocks {
       this.#schedule();
       return;
     }
-    this.accept(entry, record);
+    this.accept(entry, record, this.#reader.lastRegistrant);
+  }
+
+  /**
+   * The pid a worker's liveness follows when its block names one (its
+   * registrant mark); 0 when it follows the pid of its record. Not known
+   * (a record from the journal changed its pid): its block is read now.
+   * @param uid A worker uid.
+   * @returns The marked pid, or 0.
+   */
+  registrant(uid: string): number {
+    const entry = this.#entries.get(uid);
+    if (entry === undefined) return 0;
+    if (entry.registrant < 0 && typeof this.#reader.read(entry) !== 'string') entry.registrant = this.#reader.lastRegistrant;
+    return Math.max(entry.registrant, 0);
   }
 
   /**
@@ -170,8 +184,14 @@ export class WorkerBlocks {
    * them if they changed, and reports what the ledger says changed.
    * @param entry The entry.
    * @param record The bytes.
+   * @param registrant The pid of the block's registrant mark (0: none), when
+   * the bytes were read from the block; without it (a journal record) a new
+   * worker follows its record's pid (its registrant just wrote it), and a
+   * known one keeps its mark unless the record's pid changed (then it is
+   * not known until needed).
    */
-  accept(entry: BlockEntry, record: Buffer): void {
+  accept(entry: BlockEntry, record: Buffer, registrant?: number): void {
+    if (registrant !== undefined) entry.registrant = registrant;
     if (entry.bytes !== undefined && entry.bytes.equals(record)) {
       if (!entry.ok) this.#pending.add(entry);
       return;
@@ -193,6 +213,11 @@ export class WorkerBlocks {
     }
     entry.ok = true;
     entry.reported = undefined;
+    if (registrant === undefined) {
+      const previous = this.ledger.get(worker.uid);
+      if (previous === undefined) entry.registrant = 0;
+      else if (previous.pid !== worker.pid) entry.registrant = -1;
+    }
     const event = this.ledger.put(worker);
     if (event !== undefined && !this.#sink.closed) this.#sink.next(event);
   }

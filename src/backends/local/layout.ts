@@ -23,3 +23,14 @@ export const FREE_SLOT: Buffer = Buffer.alloc(SLOT_SIZE);
 export const MAX_READ_BLOCK = 1 << 20;
 /** Largest segment capacity a reader accepts by default (a process's own `capacity` raises it): a 16 MiB slot table. */
 export const MAX_READ_CAPACITY = 1 << 20;
+/**
+ * woolrx's registrant mark: the last 16 bytes of a block a woolrx publisher
+ * created, naming the pid whose liveness the worker follows (the pid its
+ * registrant published): u32 LE `WRXR`, u32 LE pid, u32 LE the pid's
+ * complement, 4 zero bytes. wool reads only the length-prefixed record, so
+ * the mark is invisible to it; a block without one (wool's, or one whose
+ * record reaches into the last 16 bytes) follows its record's pid.
+ */
+export const REGISTRANT_MARK_SIZE = 16;
+/** `WRXR` read as a little-endian u32. */
+export const REGISTRANT_MAGIC = 0x52585257;

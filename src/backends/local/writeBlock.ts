@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { BlockExhaustedError } from './BlockExhaustedError.js';
-import { LENGTH_PREFIX } from './layout.js';
+import { LENGTH_PREFIX, REGISTRANT_MAGIC, REGISTRANT_MARK_SIZE } from './layout.js';
 import { openSafeIfExists } from './openSafeIfExists.js';
 
 /** One buffer for every block write of this process (writes are synchronous). */
@@ -11,10 +11,30 @@ function scratch(size: number): Buffer {
   return buffer;
 }
 
+/** Puts a registrant mark naming `pid` in the last 16 bytes of `block[0, size)`. */
+function putMark(block: Buffer, size: number, pid: number): void {
+  const at = size - REGISTRANT_MARK_SIZE;
+  block.writeUInt32LE(REGISTRANT_MAGIC, at);
+  block.writeUInt32LE(pid, at + 4);
+  block.writeUInt32LE(~pid >>> 0, at + 8);
+  block.writeUInt32LE(0, at + 12);
+}
+
+/**
+ * Whose liveness a block's worker follows (see REGISTRANT_MARK_SIZE):
+ * `pid`, the pid its registrant publishes; `ino`, for a refresh, the inode
+ * of the block that registrant created (the mark is rewritten only in that block).
+ * @internal
+ */
+export interface RegistrantMark {
+  readonly pid: number;
+  readonly ino?: number | undefined;
+}
+
 /** An existing block, checked at open (no symbolic link, this user's, writable by nobody else), and its size. */
-function openExisting(path: string): { fd: number; size: number } | undefined {
+function openExisting(path: string): { fd: number; size: number; ino: number } | undefined {
   const file = openSafeIfExists(path, constants.O_RDWR);
-  return file === undefined ? undefined : { fd: file.fd, size: file.stats.size };
+  return file === undefined ? undefined : { fd: file.fd, size: file.stats.size, ino: file.stats.ino };
 }
 
 /**
@@ -29,11 +49,18 @@ function openExisting(path: string): { fd: number; size: number } | undefined {
  * The size check comes before any write, so a record that does not fit
  * leaves the prior registration byte for byte intact.
  *
+ * With `mark`, the block's last 16 bytes name the pid the worker's liveness
+ * follows: always in a block created here; in a refresh only when the
+ * block is still the one of inode `mark.ino` (its registrant's). A record
+ * that leaves no room for the mark is written without it (the worker then
+ * follows its record's pid, like a wool block): wool's sizes stay whole.
+ *
  * @param path The block's path.
  * @param payload The protobuf bytes.
  * @param blockSize Size of a block this process creates.
  * @param uid The worker (for the error).
  * @param fresh Whether this is a new registration.
+ * @param mark The registrant mark to write, if any.
  * @returns The inode of the block created (the caller unlinks it if the rest
  * fails, and keeps the inode as the registration's identity), or `undefined`
  * when an existing block was rewritten in place.
@@ -47,6 +74,7 @@ export function writeBlock(
   blockSize: number,
   uid: string,
   fresh: boolean,
+  mark?: RegistrantMark,
 ): number | undefined {
   const need = LENGTH_PREFIX + payload.length;
   const existing = fresh ? undefined : openExisting(path);
@@ -73,6 +101,7 @@ export function writeBlock(
       block.fill(0, need, blockSize);
       block.writeUInt32LE(payload.length, 0);
       block.set(payload, LENGTH_PREFIX);
+      if (mark !== undefined && need + REGISTRANT_MARK_SIZE <= blockSize) putMark(block, blockSize, mark.pid);
       writeSync(fd, block, 0, blockSize, 0);
       return fstatSync(fd).ino;
     }
@@ -80,6 +109,11 @@ export function writeBlock(
     record.writeUInt32LE(payload.length, 0);
     record.set(payload, LENGTH_PREFIX);
     writeSync(existing.fd, record, 0, need, 0);
+    if (mark?.ino !== undefined && mark.ino === existing.ino && need + REGISTRANT_MARK_SIZE <= existing.size) {
+      const tail = scratch(REGISTRANT_MARK_SIZE);
+      putMark(tail, REGISTRANT_MARK_SIZE, mark.pid);
+      writeSync(existing.fd, tail, 0, REGISTRANT_MARK_SIZE, existing.size - REGISTRANT_MARK_SIZE);
+    }
     return undefined;
   } catch (error) {
     if (created) {

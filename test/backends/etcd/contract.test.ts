@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { EtcdConnection } from '../../../src/backends/etcd/EtcdConnection.js';
 import { etcdDiscovery } from '../../../src/backends/etcd/etcdDiscovery.js';
 import { describeDiscoveryContract } from '../../contract/discoveryContract.js';
+import { spawnChildPublisher } from '../../contract/spawnChildPublisher.js';
 import { startEtcd } from './etcdHarness.js';
 
 describeDiscoveryContract(
@@ -12,11 +13,14 @@ describeDiscoveryContract(
     const etcd = await startEtcd();
     return {
       discovery: (namespace) => etcdDiscovery(namespace, { endpoints: etcd.endpoints, ttl: 5 }),
+      // A lease of 2 s: what a killed child registered expires soon after.
+      spawnPublisher: (namespace) => spawnChildPublisher('etcd', namespace, { endpoints: etcd.endpoints, ttl: 2 }),
       teardown: () => etcd.dispose(),
     };
   },
   {
     settleMs: 50,
+    reapsDeadProcesses: { withinMs: 8000 },
     assertReleased: (discovery) => {
       const connection = EtcdConnection.of(discovery);
       assert.ok(connection, 'not an etcd discovery');

@@ -45,7 +45,11 @@ const SETTINGS: LocalSettings = {
   liveness: true,
 };
 
-function setup(settings: LocalSettings = SETTINGS) {
+/**
+ * @param registrantOf What the subscriber knows of each worker's registrant
+ * mark (by default, the Reclaimer reads it from the block each time).
+ */
+function setup(settings: LocalSettings = SETTINGS, registrantOf?: (uid: string) => number) {
   const namespace = uniqueNamespace('reclaim');
   const uids: string[] = [];
   used.push({ namespace, uids });
@@ -62,10 +66,18 @@ function setup(settings: LocalSettings = SETTINGS) {
   subject.subscribe((d) => diagnostics.push(d));
   let attempts = 0;
   let attempted: () => void = () => undefined;
-  const reclaimer = new Reclaimer(names, settings, subject, ledger, new BlockReader(names.shmDir), () => {
-    attempts += 1;
-    attempted();
-  });
+  const reclaimer = new Reclaimer(
+    names,
+    settings,
+    subject,
+    ledger,
+    new BlockReader(names.shmDir),
+    () => {
+      attempts += 1;
+      attempted();
+    },
+    registrantOf,
+  );
   const nextAttempt = (): Promise<void> => new Promise((resolve) => (attempted = resolve));
   const journal = new JournalFollower(names.journalPath);
   const journaled = (): JournalRecord[] => {
@@ -113,7 +125,9 @@ describe('Reclaimer', () => {
   });
 
   it('leaves a worker whose block now names a living process (re-registered since) alone', async () => {
-    const s = setup();
+    // The subscriber has not read the block since: it knows no registrant
+    // mark, so only the check under the lock finds the living process.
+    const s = setup(SETTINGS, () => 0);
     const w = await s.register(makeWorker()); // the block: this (living) process
     s.ledger.put(workerInfo({ ...w, pid: deadPid() })); // what the subscriber was told earlier
     s.journaled();
@@ -123,6 +137,57 @@ describe('Reclaimer', () => {
     assert.deepEqual(s.diagnostics, []);
     assert.ok(s.slotOf(w.uid) >= 0);
     assert.deepEqual(s.journaled(), []);
+    s.journal.close();
+    await s.publisher.close();
+  });
+
+  it('follows the registrant mark, not the pid of the latest metadata', async () => {
+    // A: registered here (mark: this living process), re-added by another
+    // publisher naming a dead pid. B: registered naming a dead pid (mark:
+    // that pid), re-added naming this living process.
+    const s = setup();
+    const other = localDiscovery(s.names.namespace, { pollInterval: false, capacity: 8 }).publisher();
+    const a = await s.register(makeWorker());
+    const b = await s.register(makeWorker({ pid: deadPid() }));
+    const aNow = workerInfo({ ...a, pid: deadPid(), version: '2' });
+    const bNow = workerInfo({ ...b, pid: process.pid, version: '2' });
+    await other.publish('worker-added', aNow);
+    await other.publish('worker-added', bNow);
+    await other.close(); // owns neither: withdraws nothing
+    s.ledger.put(aNow);
+    s.ledger.put(bNow);
+    s.journaled();
+    const attempt = s.nextAttempt();
+    s.reclaimer.check(new Set(), performance.now() + 60_000);
+    await attempt;
+    assert.deepEqual(
+      s.diagnostics.map((d) => [d.kind, d.uid]),
+      [['recovered', b.uid]],
+    );
+    assert.match(s.diagnostics[0]?.message ?? '', new RegExp(`pid ${b.pid} no longer exists: the process its registrant named`));
+    assert.equal(s.slotOf(b.uid), -1);
+    assert.ok(s.slotOf(a.uid) >= 0, 'A stays: its registrant lives');
+    assert.deepEqual(
+      s.journaled().map((record) => [record.type, slotUid(record.uid, 0)]),
+      [[JOURNAL_DROPPED, b.uid]],
+    );
+    s.journal.close();
+    await s.publisher.close();
+  });
+
+  it('a registrant publishing another pid moves its mark (the worker then follows that pid)', async () => {
+    const s = setup();
+    const gone = deadPid();
+    const a = await s.register(makeWorker());
+    await s.publisher.publish('worker-updated', workerInfo({ ...a, pid: gone, version: '2' })); // the owner: the mark follows
+    s.ledger.put(workerInfo({ ...a, pid: gone, version: '2' }));
+    const attempt = s.nextAttempt();
+    s.reclaimer.check(new Set(), performance.now() + 60_000);
+    await attempt;
+    assert.deepEqual(
+      s.diagnostics.map((d) => [d.kind, d.uid]),
+      [['recovered', a.uid]],
+    );
     s.journal.close();
     await s.publisher.close();
   });

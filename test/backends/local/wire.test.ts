@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { readRegistrantMark } from '../../../src/backends/local/readRegistrantMark.js';
 import { blockName } from '../../../src/backends/local/blockName.js';
 import { localDiscovery } from '../../../src/backends/local/index.js';
 import { shortHash } from '../../../src/backends/local/shortHash.js';
@@ -84,7 +85,7 @@ describe('local backend: bytes in shared memory', () => {
     await publisher.close();
   });
 
-  it('writes the block of block_example byte for byte (u32 LE length, protobuf, zeros)', async () => {
+  it('writes the block of block_example byte for byte (u32 LE length, protobuf, zeros), then the registrant mark in the last 16 bytes', async () => {
     const namespace = uniqueNamespace('block');
     used.push({ namespace, uids: [wool.uid] });
     const exact = workerInfo({ uid: wool.uid, address: wool.address, pid: wool.pid, version: wool.version });
@@ -93,9 +94,38 @@ describe('local backend: bytes in shared memory', () => {
     const publisher = discovery.publisher();
     await publisher.publish('worker-added', exact);
     const bytes = readFileSync(join('/dev/shm', blockName(wool.uid)));
-    assert.equal(bytes.toString('hex'), vectors.block_example.hex);
+    const golden = Buffer.from(vectors.block_example.hex, 'hex');
+    assert.equal(bytes.length, golden.length);
+    // What wool reads — the record and the bytes up to the mark — is wool's block.
+    assert.equal(bytes.subarray(0, -16).toString('hex'), golden.subarray(0, -16).toString('hex'));
     assert.equal(bytes.subarray(4, 4 + bytes.readUInt32LE(0)).toString('hex'), wool.protobuf_hex);
+    // In wool's block those are zeros; woolrx's mark: 'WRXR', the pid, its complement, zeros.
+    assert.equal(golden.subarray(-16).toString('hex'), '00'.repeat(16));
+    const mark = Buffer.alloc(16);
+    mark.write('WRXR', 0, 'latin1');
+    mark.writeUInt32LE(wool.pid, 4);
+    mark.writeUInt32LE(~wool.pid >>> 0, 8);
+    assert.equal(bytes.subarray(-16).toString('hex'), mark.toString('hex'));
+    assert.equal(readRegistrantMark(bytes, 4 + bytes.readUInt32LE(0), bytes.length), wool.pid);
+    assert.equal(readRegistrantMark(golden, 4 + golden.readUInt32LE(0), golden.length), 0, "wool's block has none");
     await publisher.close();
+  });
+
+  it('leaves no mark when the record leaves less than 16 bytes: blockSize stays whole, the block is wool\'s byte for byte', async () => {
+    const namespace = uniqueNamespace('block');
+    used.push({ namespace, uids: [wool.uid] });
+    const exact = workerInfo({ uid: wool.uid, address: wool.address, pid: wool.pid, version: wool.version });
+    const size = 4 + wool.protobuf_hex.length / 2;
+    for (const blockSize of [size, size + 15]) {
+      const publisher = localDiscovery(namespace, { blockSize, pollInterval: false }).publisher();
+      await publisher.publish('worker-added', exact);
+      const bytes: Buffer = readFileSync(join('/dev/shm', blockName(wool.uid)));
+      assert.equal(bytes.length, blockSize);
+      assert.equal(bytes.subarray(4, size).toString('hex'), wool.protobuf_hex);
+      assert.equal(bytes.subarray(size).toString('hex'), '00'.repeat(blockSize - size));
+      assert.equal(readRegistrantMark(bytes, size, bytes.length), 0);
+      await publisher.close();
+    }
   });
 
   it('notifies through <realpath(tmpdir)>/wool-<namespace>/notify', async () => {
