@@ -9,6 +9,18 @@ import { UnsafeObjectError } from './UnsafeObjectError.js';
 /** Scratch buffers kept between reads; a larger (still bounded) block is read into buffers not kept. */
 const SCRATCH = 64 * 1024;
 
+/**
+ * The two scratch buffers, one pair for every reader of the process (reads
+ * are synchronous, and what is returned is a copy): a subscription costs no
+ * scratch memory of its own, so subscribing and unsubscribing in a loop
+ * leaves no 128 KiB per cycle for the garbage collector to find.
+ */
+let shared: [Buffer, Buffer] | undefined;
+function sharedScratch(): [Buffer, Buffer] {
+  shared ??= [Buffer.alloc(SCRATCH), Buffer.alloc(SCRATCH)];
+  return shared;
+}
+
 /** Block descriptors one subscription keeps open by default; beyond, blocks are opened per read. */
 export const MAX_OPEN_BLOCKS = 4096;
 
@@ -51,7 +63,7 @@ export type BlockRead = Buffer | 'missing' | 'empty' | 'torn' | 'bad-length' | '
  * read twice and taken only when both reads agree (a torn read of a block
  * being rewritten is reported as `'torn'`, to be retried). Keeps up to
  * `maxOpen` block descriptors open (beyond, blocks are opened per read) and
- * two scratch buffers, so that reading an unchanged block costs one read and
+ * two scratch buffers (shared by the process's readers), so that reading an unchanged block costs one read and
  * allocates nothing.
  * @internal
  */
@@ -60,10 +72,8 @@ export class BlockReader {
   readonly #maxOpen: number;
   readonly #maxBlock: number;
   #open = 0;
-  readonly #scratchA: Buffer = Buffer.alloc(SCRATCH);
-  readonly #scratchB: Buffer = Buffer.alloc(SCRATCH);
-  #a: Buffer = this.#scratchA;
-  #b: Buffer = this.#scratchB;
+  #a: Buffer = sharedScratch()[0];
+  #b: Buffer = sharedScratch()[1];
   /** Why the last `'unsafe'` read was refused. */
   lastError: UnsafeObjectError | undefined;
   /** How many bytes the last {@link BlockReader.read} found in the block (less than its size once truncated). */
@@ -111,7 +121,8 @@ export class BlockReader {
   }
 
   /**
-   * The first bytes of the last read (after a `'bad-length'`: the length prefix).
+   * The first bytes of the last read (after a `'bad-length'`: the length
+   * prefix); valid until the process's next block read.
    * @param length How many bytes.
    * @returns A copy.
    */
@@ -213,8 +224,7 @@ export class BlockReader {
    */
   #grow(size: number): void {
     if (size <= SCRATCH) {
-      this.#a = this.#scratchA;
-      this.#b = this.#scratchB;
+      [this.#a, this.#b] = sharedScratch();
     } else if (this.#a.length < size || this.#a.length > 2 * size) {
       this.#a = Buffer.allocUnsafe(size);
       this.#b = Buffer.allocUnsafe(size);
