@@ -1,6 +1,7 @@
-import { createSocket } from 'node:dgram';
+import { createSocket, type RemoteInfo } from 'node:dgram';
 import makeMdns from 'multicast-dns';
 import type { MulticastDNS, QueryOutgoingPacket, ResponseOutgoingPacket } from 'multicast-dns';
+import { implausibleHeader } from './implausibleHeader.js';
 import { LanSocketError } from './LanSocketError.js';
 
 /** An open mDNS socket, as {@link openMdns} returns it. */
@@ -104,21 +105,36 @@ export function openMdns(
   mdns.on('error', (error: unknown) => {
     if (!closed) fail('binding the mDNS socket', error);
   });
-  // multicast-dns decodes in its own 'message' listener and warns when that fails:
-  // a warning between this listener and the next comes from decoding a packet.
+  // multicast-dns decodes in its own 'message' listener and warns when that
+  // fails. That listener is called from here, and only for a datagram whose
+  // header can be a DNS message's (see implausibleHeader: the decoder's cost
+  // is then bounded by the datagram's size); a warning raised while it runs
+  // comes from decoding the packet.
+  const decoders = udp.listeners('message') as ((message: Buffer, rinfo: RemoteInfo) => void)[];
+  udp.removeAllListeners('message');
   let decoding = false;
-  udp.prependListener('message', () => {
+  const undecodable = (why: string, error: unknown): void => {
+    listeners.warning(`mDNS socket warning: ${why}`, error);
+    listeners.undecodable?.();
+  };
+  udp.on('message', (message: Buffer, rinfo: RemoteInfo) => {
+    if (closed) return;
+    const implausible = implausibleHeader(message);
+    if (implausible !== undefined) {
+      undecodable(`skipped an undecodable packet from ${rinfo.address}: ${implausible}`, new RangeError(implausible));
+      return;
+    }
     decoding = true;
-  });
-  udp.on('message', () => {
-    decoding = false;
+    try {
+      for (const decode of decoders) decode.call(udp, message, rinfo);
+    } finally {
+      decoding = false;
+    }
   });
   mdns.on('warning', (error: unknown) => {
     if (closed) return;
-    const undecodable = decoding;
-    decoding = false;
-    listeners.warning(`mDNS socket warning: ${errorText(error)}`, error);
-    if (undecodable) listeners.undecodable?.();
+    if (decoding) undecodable(errorText(error), error);
+    else listeners.warning(`mDNS socket warning: ${errorText(error)}`, error);
   });
 
   const ready = new Promise<void>((resolve, reject) => {
