@@ -101,9 +101,12 @@ const run = async (n: number): Promise<void> => {
 // plateau does not.
 await run(200);
 const start = await usage();
+// Marks the measured windows in a --trace-gc-nvp trace (leaks.test.ts).
+process.stdout.write('# measured windows\n');
 await run(cycles);
 const middle = await usage();
 await run(cycles);
+process.stdout.write('# end of the measured windows\n');
 const end = await usage();
 process.stdout.write(`${JSON.stringify({ backend, cycles, start, middle, end })}\n`);
 await publisher.close();
