@@ -67,7 +67,7 @@ const SURVIVOR_SLACK = 8 * 1024;
 /**
  * Runs the cycles child under `--trace-gc-nvp` and sums what its scavenges
  * kept (copied within the young generation, or promoted out of it) during
- * the measured windows, which it marks in its output.
+ * the measured windows, whose start and end it prints on the trace's clock.
  */
 function survivorsPerCycle(args: readonly string[]): Promise<{ perCycle: number; scavenges: number; report: Report }> {
   const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
@@ -84,16 +84,19 @@ function survivorsPerCycle(args: readonly string[]): Promise<{ perCycle: number;
     child.on('close', (code) => {
       const lines = out.split('\n');
       const json = lines.filter((line) => line.startsWith('{')).at(-1);
-      const from = lines.indexOf('# measured windows');
-      const to = lines.indexOf('# end of the measured windows');
-      if (code !== 0 || json === undefined || from < 0 || to < from) {
+      const mark = (which: string): number => Number(new RegExp(`^# measured windows ${which} (\\d+) ms$`, 'm').exec(out)?.[1] ?? NaN);
+      const from = mark('from');
+      const to = mark('to');
+      if (code !== 0 || json === undefined || !(from < to)) {
         reject(new Error(`cycles child exited ${code}: ${out.slice(-2000)}\n${err}`));
         return;
       }
       let survived = 0;
       let scavenges = 0;
-      for (const line of lines.slice(from, to)) {
-        if (!line.includes(' gc=s ')) continue;
+      for (const line of lines) {
+        // `[pid:isolate]   12345 ms: pause=... gc=s ...`: a scavenge, at 12345 ms on V8's clock.
+        const at = /^\[[^\]]*\]\s+(\d+) ms: .* gc=s /.exec(line);
+        if (at === null || Number(at[1]) < from || Number(at[1]) > to) continue;
         const promoted = / promoted=(\d+)/.exec(line);
         const copied = / new_space_survived=(\d+)/.exec(line);
         if (promoted === null || copied === null) {
