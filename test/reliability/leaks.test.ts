@@ -94,11 +94,12 @@ function survivorsPerCycle(args: readonly string[]): Promise<{ perCycle: number;
       let survived = 0;
       let scavenges = 0;
       for (const line of lines) {
-        // `[pid:isolate]   12345 ms: pause=... gc=s ...`: a scavenge, at 12345 ms on V8's clock.
-        const at = /^\[[^\]]*\]\s+(\d+) ms: .* gc=s /.exec(line);
+        // `[pid:isolate]   12345 ms: pause=... gc=s ... promoted=N new_space_survived=N`
+        // (Node.js 26: `12345 ms: GC: {..."gc":"s",..."promoted":N,...}`): a scavenge at 12345 ms on V8's clock.
+        const at = /^\[[^\]]*\]\s+(\d+) ms: .*(?: gc=s |"gc":"s")/.exec(line);
         if (at === null || Number(at[1]) < from || Number(at[1]) > to) continue;
-        const promoted = / promoted=(\d+)/.exec(line);
-        const copied = / new_space_survived=(\d+)/.exec(line);
+        const promoted = /[ "]promoted"?[=:](\d+)/.exec(line);
+        const copied = /[ "]new_space_survived"?[=:](\d+)/.exec(line);
         if (promoted === null || copied === null) {
           reject(new Error(`a scavenge line without promoted= and new_space_survived= (has the --trace-gc-nvp format changed?): ${line}`));
           return;
