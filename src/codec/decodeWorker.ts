@@ -7,6 +7,14 @@ import { woolrx } from './generated/woolrx.js';
 
 const COMPRESSIONS: readonly Compression[] = ['none', 'deflate', 'gzip'];
 
+/** The `extra` of every decoded worker that has none. */
+const NO_EXTRA: Record<string, string> = Object.freeze({});
+
+function hasKeys(object: object): boolean {
+  for (const _ in object) return true;
+  return false;
+}
+
 function toOptions(connection: woolrx.ChannelOptions | null | undefined): ChannelOptions | undefined {
   // wool always writes `connection`; a message without it means the defaults.
   // Inside it, proto3 rules: an absent field is zero / false.
@@ -86,12 +94,18 @@ export function decodeWorker(bytes: Uint8Array): WorkerInfo {
       address: message.address,
       pid: message.pid,
       version: message.version,
-      // Fresh for each message: given up to the worker.
-      tags: message.tags,
-      extra: message.extra,
+      // Fresh for each message: given up to the worker. A subscriber keeps
+      // every worker it knows, so what they hold counts (issue #24): the
+      // decoder's array grew by pushes (room for 17 tags after the first),
+      // so a tagged worker keeps an exact-size copy, and a worker without
+      // extra shares one frozen empty object instead of an empty one each.
+      tags: message.tags.length === 0 ? message.tags : message.tags.slice(),
+      extra: hasKeys(message.extra) ? message.extra : NO_EXTRA,
       secure: message.secure,
     };
-    return options === undefined ? ownedWorkerInfo(fields) : workerInfo({ ...fields, options });
+    if (options === undefined) return ownedWorkerInfo(fields);
+    const { uid, address, pid, version, tags, extra, secure } = fields;
+    return workerInfo({ uid, address, pid, version, tags, extra, secure, options });
   } catch (cause) {
     throw new WorkerDecodeError(
       `Invalid worker metadata: ${cause instanceof Error ? cause.message : String(cause)}`,

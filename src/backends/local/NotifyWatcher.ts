@@ -2,6 +2,20 @@ import { statSync, watch, type FSWatcher } from 'node:fs';
 import { ensureNotifyDir } from './touchNotify.js';
 import type { LocalNames } from './types.js';
 
+/**
+ * Closes a watcher and removes its listeners. A closed `fs.watch` watcher
+ * is still referenced by its native handle object, which a young-generation
+ * collection (scavenge) keeps alive until the next full GC: its listeners
+ * would keep the whole subscription (this watcher's scan, the
+ * {@link LocalWatch}, its buffers and maps) alive as long, so that every
+ * subscribe/unsubscribe cycle left its objects to be promoted to the old
+ * generation, and the young generation grew (#25).
+ */
+function release(watcher: FSWatcher | undefined): void {
+  watcher?.close();
+  watcher?.removeAllListeners();
+}
+
 /** What woke a local subscriber's scan, taken by the scan from its {@link NotifyWatcher}. @internal */
 export interface Wake {
   /** Events on `notify` (see JournalFollower#match). */
@@ -107,8 +121,10 @@ export class NotifyWatcher {
   /** Stops watching, the timer and any scheduled scan. Idempotent. */
   close(): void {
     this.#closed = true;
-    this.#dirWatcher?.close();
-    this.#fileWatcher?.close();
+    release(this.#dirWatcher);
+    this.#dirWatcher = undefined;
+    release(this.#fileWatcher);
+    this.#fileWatcher = undefined;
     if (this.#timer !== undefined) clearInterval(this.#timer);
   }
 
@@ -119,7 +135,7 @@ export class NotifyWatcher {
 
   #watchDir(): void {
     ensureNotifyDir(this.#names);
-    this.#dirWatcher?.close();
+    release(this.#dirWatcher);
     this.#dirIno = statSync(this.#names.notifyDir).ino;
     this.#dirWatcher = watch(this.#names.notifyDir, { persistent: true }, (type, filename) => {
       if (filename === 'notify') {
@@ -149,7 +165,7 @@ export class NotifyWatcher {
    * file is created or removed.
    */
   #watchFile(): void {
-    this.#fileWatcher?.close();
+    release(this.#fileWatcher);
     this.#fileWatcher = undefined;
     try {
       this.#fileWatcher = watch(this.#names.notifyPath, { persistent: false }, () => undefined);

@@ -1,4 +1,4 @@
-import { acquireNamespaceLock, removeLockParent, tryNamespaceLock } from './acquireNamespaceLock.js';
+import { acquireNamespaceLock, removeLockParent, tryNamespaceLock, type NamespaceLockOptions } from './acquireNamespaceLock.js';
 import { cleanupNamespace } from './cleanupNamespace.js';
 import type { LocalNames, LocalSettings } from './types.js';
 
@@ -13,6 +13,16 @@ import type { LocalNames, LocalSettings } from './types.js';
  * @param warn Reports a failure (the subscriber's `warning` diagnostic).
  */
 export function leaveNamespace(names: LocalNames, settings: LocalSettings, warn: (message: string, error: unknown) => void): void {
+  // Only what the lock needs, written out: an object spread of both
+  // (17 properties) cost ~3 KB of young-generation allocation per call on
+  // Node.js 20, half of it surviving to the old generation (#25).
+  const lock: NamespaceLockOptions = {
+    namespace: names.namespace,
+    lockPath: names.lockPath,
+    rxLockPath: names.rxLockPath,
+    lockDirPath: names.lockDirPath,
+    lockTimeout: settings.lockTimeout,
+  };
   const run = (release: () => void): void => {
     try {
       cleanupNamespace(names);
@@ -25,13 +35,13 @@ export function leaveNamespace(names: LocalNames, settings: LocalSettings, warn:
     removeLockParent(names);
   };
   try {
-    const release = tryNamespaceLock({ ...names, ...settings });
+    const release = tryNamespaceLock(lock);
     if (release !== undefined) return run(release);
   } catch (error) {
     return warn('Cleaning up the namespace failed', error);
   }
   const timer = setTimeout(() => {
-    acquireNamespaceLock({ ...names, ...settings }).then(run, () => undefined);
+    acquireNamespaceLock(lock).then(run, () => undefined);
   }, 5);
   timer.unref();
 }

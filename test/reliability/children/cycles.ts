@@ -101,9 +101,15 @@ const run = async (n: number): Promise<void> => {
 // plateau does not.
 await run(200);
 const start = await usage();
+// When the measured windows start and end, on the clock of a --trace-gc-nvp
+// trace (ms since V8 started; its lines may come out of order with ours:
+// libc buffers them): leaks.test.ts counts the collections between.
+const v8Clock = (): string => (performance.now() - performance.nodeTiming.v8Start).toFixed(0);
+process.stdout.write(`# measured windows from ${v8Clock()} ms\n`);
 await run(cycles);
 const middle = await usage();
 await run(cycles);
+process.stdout.write(`# measured windows to ${v8Clock()} ms\n`);
 const end = await usage();
 process.stdout.write(`${JSON.stringify({ backend, cycles, start, middle, end })}\n`);
 await publisher.close();
