@@ -91,7 +91,9 @@ export function decodeWorker(bytes: Uint8Array): WorkerInfo {
       extra: message.extra,
       secure: message.secure,
     };
-    return options === undefined ? ownedWorkerInfo(fields) : workerInfo({ ...fields, options });
+    // Every string was read by the decoder's strict UTF-8 reader (`stringVerify`), which refuses
+    // the bytes of a lone surrogate: well-formed text, not checked again.
+    return options === undefined ? ownedWorkerInfo(fields, true) : workerInfo({ ...fields, options });
   } catch (cause) {
     throw new WorkerDecodeError(
       `Invalid worker metadata: ${cause instanceof Error ? cause.message : String(cause)}`,
