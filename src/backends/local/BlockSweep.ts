@@ -82,9 +82,9 @@ export class BlockSweep {
     return false;
   }
 
-  /** Forgets what is queued. */
+  /** Forgets what is queued (allocating nothing when nothing is: every scan ends with this). */
   clear(): void {
-    this.#queue = [];
+    if (this.#queue.length > 0) this.#queue = [];
     this.#at = 0;
   }
 }
