@@ -127,9 +127,12 @@ export class WorkerLedger {
    * One pass over `next`, in step with the old state: while both list their
    * uids in the same order (a snapshot built like the one before it), each
    * worker is matched without a hash look-up, and an unchanged reference is
-   * not compared further. A uid out of step is looked up instead. The old
-   * state is not walked a second time: its uids missed by the walk in step are
-   * checked against `next` for drops, and only when some uid disappeared.
+   * neither compared nor checked again: the very object the state holds
+   * under the very same uid passed the key check when it came in (workers
+   * are immutable), so the pass does not even read it. A uid out of step is
+   * looked up instead. The old state is not walked a second time: its uids
+   * missed by the walk in step are checked against `next` for drops, and
+   * only when some uid disappeared.
    * @param next The complete new set of workers, by uid.
    * @returns Every `worker-dropped` (old order), then the `worker-added` and
    * `worker-updated` events (new order); empty when nothing changed.
@@ -158,14 +161,22 @@ export class WorkerLedger {
       if (step.done === true) break;
       const uid = step.value;
       const worker = workers.next().value as WorkerInfo;
-      if (worker === null || typeof worker !== 'object' || worker.uid !== uid) throw mismatch(uid, worker);
       let before: WorkerInfo | undefined;
       if (prevLeft && prevUid === uid) {
         before = prevWorkers.next().value;
         const after = prevUids.next();
         prevLeft = after.done !== true;
         prevUid = after.value;
+        // The object known under this very uid: its key was checked when it
+        // came in, and nothing about it changed (the common case, which must
+        // cost no more than the walk itself: not even a read of the worker).
+        if (before === worker) {
+          kept++;
+          continue;
+        }
+        if (worker === null || typeof worker !== 'object' || worker.uid !== uid) throw mismatch(uid, worker);
       } else {
+        if (worker === null || typeof worker !== 'object' || worker.uid !== uid) throw mismatch(uid, worker);
         before = prev.get(uid);
         // A known uid out of step: some old uids were dropped or moved.
         // Skip a few of them to get back in step.
