@@ -44,6 +44,11 @@ export class WorkerLedger {
   #workers: Map<string, WorkerInfo> | WorkerSnapshot = EMPTY;
   /** `#workers` may be seen by someone else: copy before writing. */
   #shared = true;
+  /**
+   * Whether {@link WorkerLedger.reconcile} matches by reference first: most
+   * workers of the last snapshot were the very objects already known.
+   */
+  #byReference = true;
 
   /** How many workers the subscriber currently knows. */
   get size(): number {
@@ -127,9 +132,12 @@ export class WorkerLedger {
    * One pass over `next`, in step with the old state: while both list their
    * uids in the same order (a snapshot built like the one before it), each
    * worker is matched without a hash look-up, and an unchanged reference is
-   * not compared further. A uid out of step is looked up instead. The old
-   * state is not walked a second time: its uids missed by the walk in step are
-   * checked against `next` for drops, and only when some uid disappeared.
+   * neither compared nor checked again: the very object the state holds
+   * under the very same uid passed the key check when it came in (workers
+   * are immutable), so the pass does not even read it. A uid out of step is
+   * looked up instead. The old state is not walked a second time: its uids
+   * missed by the walk in step are checked against `next` for drops, and
+   * only when some uid disappeared.
    * @param next The complete new set of workers, by uid.
    * @returns Every `worker-dropped` (old order), then the `worker-added` and
    * `worker-updated` events (new order); empty when nothing changed.
@@ -153,19 +161,38 @@ export class WorkerLedger {
     let prevUid: unknown = first.value;
     const uids = next.keys();
     const workers = next.values();
+    // `===` on two strings or two objects first reads both (their types),
+    // which costs a cache miss per worker in a large snapshot; `Object.is`
+    // (the same answer for a string uid) first compares the references and
+    // reads nothing when they are equal. But it is a call, which costs more
+    // than `===` when they are not: so it is used while most workers come
+    // again as the very same objects (the last snapshot tells).
+    const byReference = this.#byReference;
+    let same = 0;
     for (;;) {
       const step = uids.next();
       if (step.done === true) break;
       const uid = step.value;
       const worker = workers.next().value as WorkerInfo;
-      if (worker === null || typeof worker !== 'object' || worker.uid !== uid) throw mismatch(uid, worker);
       let before: WorkerInfo | undefined;
-      if (prevLeft && prevUid === uid) {
+      const inStep = prevLeft && (byReference ? Object.is(prevUid, uid) : prevUid === uid);
+      if (inStep) {
         before = prevWorkers.next().value;
         const after = prevUids.next();
         prevLeft = after.done !== true;
         prevUid = after.value;
-      } else {
+        // The object known under this very uid: its key was checked when it
+        // came in, and nothing about it changed. This common case must cost
+        // no more than the walk itself, not even a read of the worker (a
+        // cache miss per worker): so the one check below comes after it.
+        if (byReference ? Object.is(before, worker) : before === worker) {
+          kept++;
+          same++;
+          continue;
+        }
+      }
+      if (worker === null || typeof worker !== 'object' || worker.uid !== uid) throw mismatch(uid, worker);
+      if (!inStep) {
         before = prev.get(uid);
         // A known uid out of step: some old uids were dropped or moved.
         // Skip a few of them to get back in step.
@@ -202,6 +229,7 @@ export class WorkerLedger {
     }
     this.#workers = next;
     this.#shared = true;
+    this.#byReference = same * 2 >= kept;
     return drops.length > 0 ? drops.concat(changes) : changes;
   }
 

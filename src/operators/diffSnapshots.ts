@@ -82,7 +82,9 @@ export function diffSnapshotsStep(ledger: WorkerLedger, snapshot: WorkerSnapshot
  *
  * Each subscription keeps a reference to the previous snapshot instead of
  * copying it, so snapshots must not be mutated after they are emitted: emit
- * a fresh `Map` each time.
+ * a fresh `Map` each time. Workers are immutable (as {@link workerInfo} makes
+ * them): a worker object that the previous snapshot held under the same key
+ * is taken as it is, without comparing or checking it again.
  *
  * @example
  * Report what changed between two scans.
