@@ -5,6 +5,10 @@
  * report the median of each figure. The LAN late joiner runs R joiners
  * and reports min/median/max.
  *
+ * `--local-rows` (local suite; default `latency,bulk,memory`): which local
+ * tables to measure: add → event latency, bulk publish (1 × 10 000 and
+ * 10 × 1 000 publishes), subscriber memory with 10 000 workers.
+ *
  * `--lan-rows` (lan suite; default `signing,add,late`): which LAN tables to
  * measure: signing cost, add → event latency (`--workers N`, default 200),
  * late joiner (1 000 and 5 000 workers, or `--workers N`).
@@ -38,6 +42,7 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     report: { type: 'boolean' },
     'lan-rows': { type: 'string', default: 'signing,add,late' },
+    'local-rows': { type: 'string', default: 'latency,bulk,memory' },
   },
   allowPositionals: false,
 });
@@ -50,7 +55,7 @@ const SUITES = ['core', 'local', 'lan', 'etcd', 'flock'] as const;
 type Suite = (typeof SUITES)[number];
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--runs R] [--lan-rows signing,add,late] [--json] [--report]\n`);
+  process.stderr.write(`${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--runs R] [--local-rows latency,bulk,memory] [--lan-rows signing,add,late] [--json] [--report]\n`);
   process.exit(2);
 }
 
@@ -97,7 +102,18 @@ async function runCore(): Promise<Record<string, unknown>> {
   return result;
 }
 
+const LOCAL_ROWS = ['latency', 'bulk', 'memory'] as const;
+
 async function runLocal(): Promise<Record<string, unknown>> {
+  const rows = new Set(values['local-rows'].split(','));
+  for (const row of rows) if (!(LOCAL_ROWS as readonly string[]).includes(row)) usage(`unknown --local-rows entry: ${row} (${LOCAL_ROWS.join(', ')})`);
+  const latency = rows.has('latency') ? await runLocalLatency() : {};
+  const throughput = rows.has('bulk') ? await runLocalBulk() : {};
+  const memory = rows.has('memory') ? await runLocalMemory() : {};
+  return { ...latency, ...throughput, ...memory };
+}
+
+async function runLocalLatency(): Promise<Record<string, unknown>> {
   const { benchLocal } = await import('./local/bench.js');
   const workers = workersArg ?? 1_000;
   const result = await benchLocal({ workers, runs: runsArg });
@@ -121,12 +137,12 @@ async function runLocal(): Promise<Record<string, unknown>> {
       { name: 'subscriber CPU per event, target', value: 30, unit: 'µs' },
     ],
   );
-  // Throughput and memory (issue #24): each measured `runs` times, fresh processes each time.
-  const { benchLocalBulk, benchLocalMemory } = await import('./local/bulk.js');
-  const spread = (values: number[]): { min: number; median: number; max: number } => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return { min: sorted[0] ?? Number.NaN, median: sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN, max: sorted[sorted.length - 1] ?? Number.NaN };
-  };
+  return { ...result };
+}
+
+// Throughput and memory (issue #24): each measured `runs` times, fresh processes each time.
+async function runLocalBulk(): Promise<Record<string, unknown>> {
+  const { benchLocalBulk } = await import('./local/bulk.js');
   const bulk: Record<string, unknown> = {};
   for (const [publishers, perPublisher] of [[1, 10_000], [10, 1_000]] as const) {
     const runs = [];
@@ -143,6 +159,11 @@ async function runLocal(): Promise<Record<string, unknown>> {
     bulk[`bulk_${publishers}x${perPublisher}_seen_ms`] = runs.map((r) => Math.round(r.seen_ms));
     bulk[`bulk_${publishers}x${perPublisher}_published_ms`] = runs.map((r) => Math.round(r.published_ms));
   }
+  return bulk;
+}
+
+async function runLocalMemory(): Promise<Record<string, unknown>> {
+  const { benchLocalMemory } = await import('./local/bulk.js');
   const memoryRuns = [];
   for (let i = 0; i < runsArg; i += 1) memoryRuns.push(await benchLocalMemory({ workers: 10_000 }));
   const rss = spread(memoryRuns.map((r) => r.rss_mb));
@@ -153,7 +174,7 @@ async function runLocal(): Promise<Record<string, unknown>> {
     { name: `RSS before subscribing, median (min ${before.min}, max ${before.max})`, value: before.median, unit: 'MB' },
     { name: `V8 heap used, median (min ${heap.min}, max ${heap.max})`, value: heap.median, unit: 'MB' },
   ]);
-  return { ...result, ...bulk, subscriber_rss_mb: memoryRuns.map((r) => r.rss_mb), subscriber_rss_before_mb: memoryRuns.map((r) => r.before_rss_mb) };
+  return { subscriber_rss_mb: memoryRuns.map((r) => r.rss_mb), subscriber_rss_before_mb: memoryRuns.map((r) => r.before_rss_mb) };
 }
 
 function spread(values: readonly number[]): { min: number; median: number; max: number } {
