@@ -11,6 +11,8 @@ import type { DiscoveryEvent } from '../../events/types.js';
 import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
 import type { WorkerInfo } from '../../model/types.js';
 import type { EtcdConnection } from './EtcdConnection.js';
+import type { RangePage } from './decodeRangeResponse.js';
+import { readRange } from './readRange.js';
 import type { EtcdSettings } from './types.js';
 
 /**
@@ -52,7 +54,8 @@ const DECODE_SLICE = 2000;
 /** A record that did not decode, reported once its read has succeeded. */
 class Skipped {
   constructor(
-    readonly kv: IKeyValue,
+    readonly key: Buffer,
+    readonly modRevision: number | bigint | string,
     readonly uid: string,
     readonly error: unknown,
   ) {}
@@ -225,24 +228,28 @@ export class EtcdWatch {
     const skipped: Skipped[] = [];
     let revision: string | undefined;
     let bytesPerKey = 0;
-    let pending = client.kv.range({ key: this.#prefix, range_end: this.#rangeEnd, limit: FIRST_PAGE_KEYS });
+    let pending: Promise<RangePage> = readRange(client, { key: this.#prefix, range_end: this.#rangeEnd, limit: FIRST_PAGE_KEYS }, this.#settings);
     for (;;) {
       const response = await pending;
       if (this.#stopped || generation !== this.#generation) return undefined;
-      revision ??= response.header.revision;
-      const { kvs } = response;
+      revision ??= response.revision;
+      const kvs = response.records;
       const last = kvs[kvs.length - 1];
       const more = response.more && last !== undefined;
       if (more) {
         let bytes = 0;
         for (const kv of kvs) bytes += kv.key.length + kv.value.length + RECORD_OVERHEAD_BYTES;
         bytesPerKey = Math.max(bytesPerKey, bytes / kvs.length);
-        pending = client.kv.range({
-          key: Buffer.concat([last.key, ZERO_BYTE]),
-          range_end: this.#rangeEnd,
-          limit: Math.max(1, Math.floor(PAGE_BYTES / bytesPerKey)),
-          revision,
-        });
+        pending = readRange(
+          client,
+          {
+            key: Buffer.concat([last.key, ZERO_BYTE]),
+            range_end: this.#rangeEnd,
+            limit: Math.max(1, Math.floor(PAGE_BYTES / bytesPerKey)),
+            revision,
+          },
+          this.#settings,
+        );
         // Awaited below, unless the read is abandoned meanwhile.
         pending.catch(() => undefined);
       }
@@ -254,7 +261,8 @@ export class EtcdWatch {
         }
         const end = Math.min(kvs.length, start + DECODE_SLICE);
         for (let i = start; i < end; i++) {
-          const decoded = this.#tryDecode(kvs[i] as IKeyValue);
+          const record = kvs[i] as RangePage['records'][number];
+          const decoded = this.#tryDecode(record.key, record.value, record.modRevision);
           if (decoded instanceof Skipped) skipped.push(decoded);
           else workers.set(decoded.uid, decoded);
         }
@@ -450,32 +458,32 @@ export class EtcdWatch {
   #apply(type: string, kv: IKeyValue): DiscoveryEvent | undefined {
     const worker = type === 'Delete' ? undefined : this.#decode(kv);
     // A record that turned malformed is dropped, as a re-read would.
-    return worker === undefined ? this.#ledger.drop(this.#uidOf(kv)) : this.#ledger.put(worker);
+    return worker === undefined ? this.#ledger.drop(this.#uidOf(kv.key)) : this.#ledger.put(worker);
   }
 
-  #uidOf(kv: IKeyValue): string {
-    return kv.key.subarray(this.#prefix.length).toString('utf8');
+  #uidOf(key: Buffer): string {
+    return key.subarray(this.#prefix.length).toString('utf8');
   }
 
   /** Decodes a record; reports and skips one that is not valid worker metadata for its key. */
   #decode(kv: IKeyValue): WorkerInfo | undefined {
-    const decoded = this.#tryDecode(kv);
+    const decoded = this.#tryDecode(kv.key, kv.value, kv.mod_revision);
     if (!(decoded instanceof Skipped)) return decoded;
     this.#reportSkipped(decoded);
     return undefined;
   }
 
   /** Decodes a record; one that is not valid worker metadata for its key is returned as {@link Skipped}. */
-  #tryDecode(kv: IKeyValue): WorkerInfo | Skipped {
+  #tryDecode(key: Buffer, value: Buffer, modRevision: number | bigint | string): WorkerInfo | Skipped {
     try {
-      const worker = decodeWorker(kv.value);
+      const worker = decodeWorker(value);
       // The key is `<prefix><uid>`: compared as bytes, without decoding the key.
-      if (!this.#keyIsOf(kv.key, worker.uid)) {
-        throw new WorkerDecodeError(`the record describes worker ${worker.uid}, not the key's ${JSON.stringify(this.#uidOf(kv))}`);
+      if (!this.#keyIsOf(key, worker.uid)) {
+        throw new WorkerDecodeError(`the record describes worker ${worker.uid}, not the key's ${JSON.stringify(this.#uidOf(key))}`);
       }
       return worker;
     } catch (error) {
-      return new Skipped(kv, this.#uidOf(kv), error);
+      return new Skipped(key, modRevision, this.#uidOf(key), error);
     }
   }
 
@@ -489,10 +497,10 @@ export class EtcdWatch {
     return true;
   }
 
-  #reportSkipped({ kv, uid, error }: Skipped): void {
+  #reportSkipped({ key, modRevision, uid, error }: Skipped): void {
     this.#report(
       'malformed-record',
-      `Skipped the record at ${JSON.stringify(kv.key.toString('utf8'))} (revision ${kv.mod_revision}): ${errorMessage(error)}`,
+      `Skipped the record at ${JSON.stringify(key.toString('utf8'))} (revision ${modRevision}): ${errorMessage(error)}`,
       { uid, error },
     );
   }
