@@ -20,6 +20,8 @@ export interface RangePage {
   readonly records: RangeRecord[];
   /** Whether the range holds more keys than the request's limit let through. */
   readonly more: boolean;
+  /** How many keys the range holds (at the response's revision), limit or not. */
+  readonly count: number;
 }
 
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -168,7 +170,7 @@ function decodeHeaderRevision(cursor: Cursor, end: number, revision: number | bi
 /**
  * Decodes the bytes of an etcd `etcdserverpb.RangeResponse` (see etcd's
  * `rpc.proto`), keeping only what a read of a prefix needs: the header's
- * revision, each key's key, value and `mod_revision`, and `more`.
+ * revision, each key's key, value and `mod_revision`, `more` and `count`.
  *
  * etcd3's own decoding builds every field of every key, with each int64
  * (four per key) turned into a string through a `Long`, and a default
@@ -187,6 +189,7 @@ export function decodeRangeResponse(bytes: Uint8Array): RangePage {
   const records: RangeRecord[] = [];
   let revision: number | bigint = 0;
   let more = false;
+  let count: number | bigint = 0;
   while (cursor.pos < cursor.end) {
     const tag = cursor.uint32();
     const wireType = tag & 7;
@@ -199,9 +202,11 @@ export function decodeRangeResponse(bytes: Uint8Array): RangePage {
       revision = decodeHeaderRevision(cursor, end, revision);
     } else if (field === 3 && wireType === 0) {
       more = cursor.bool();
+    } else if (field === 4 && wireType === 0) {
+      count = cursor.int64();
     } else {
       cursor.skip(wireType);
     }
   }
-  return { revision: String(revision), records, more };
+  return { revision: String(revision), records, more, count: Number(count) };
 }

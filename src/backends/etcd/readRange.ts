@@ -22,6 +22,7 @@ function pageOf(response: IRangeResponse): RangePage {
     revision: response.header.revision,
     records: response.kvs.map((kv) => ({ key: kv.key, value: kv.value, modRevision: int64(kv.mod_revision) })),
     more: response.more,
+    count: Number(response.count),
   };
 }
 

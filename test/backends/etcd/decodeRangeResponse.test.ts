@@ -13,7 +13,7 @@ const root = new protobuf.Root().loadSync(join(dirname(require.resolve('etcd3/pa
 const RangeResponse = root.lookupType('etcdserverpb.RangeResponse');
 
 /** What etcd3 hands out for these bytes (its proto-loader options: keepCase, longs as strings, defaults). */
-function viaEtcd3(bytes: Uint8Array): { revision: string; more: boolean; kvs: Array<{ key: Buffer; value: Buffer; mod_revision: string }> } {
+function viaEtcd3(bytes: Uint8Array): { revision: string; more: boolean; count: string; kvs: Array<{ key: Buffer; value: Buffer; mod_revision: string }> } {
   return RangeResponse.toObject(RangeResponse.decode(bytes), { longs: String, defaults: true }) as never;
 }
 
@@ -63,7 +63,7 @@ function encode(value: Response): Uint8Array {
 }
 
 describe('decodeRangeResponse', () => {
-  it('reads the revision, each key, value and mod_revision, and more, as etcd3 does', () => {
+  it('reads the revision, each key, value and mod_revision, more and count, as etcd3 does', () => {
     fc.assert(
       fc.property(response, (value) => {
         const encoded = encode(value);
@@ -71,6 +71,7 @@ describe('decodeRangeResponse', () => {
         const expected = viaEtcd3(encoded);
         assert.equal(page.revision, (expected as unknown as { header: { revision: string } }).header.revision);
         assert.equal(page.more, expected.more);
+        assert.equal(page.count, Number(expected.count));
         assert.equal(page.records.length, expected.kvs.length);
         page.records.forEach((record, i) => {
           const kv = expected.kvs[i];
@@ -97,7 +98,7 @@ describe('decodeRangeResponse', () => {
     assert.equal(page.more, true);
     assert.deepEqual(page.records.map((record) => [record.key.toString(), record.value.toString(), record.modRevision]), [['k', 'v', 41]]);
     // An empty message: every field at its zero value.
-    assert.deepEqual(decodeRangeResponse(new Uint8Array(0)), { revision: '0', records: [], more: false });
+    assert.deepEqual(decodeRangeResponse(new Uint8Array(0)), { revision: '0', records: [], more: false, count: 0 });
   });
 
   it('keys and values are views into the response, not copies', () => {
