@@ -1,4 +1,4 @@
-import type { Etcd3, ICallable, IDuplexStream, IKeyValue, IWatchRequest, IWatchResponse } from 'etcd3';
+import type { Etcd3, ICallable, IDuplexStream, IKeyValue, IRangeRequest, IWatchRequest, IWatchResponse } from 'etcd3';
 import { loadEtcd3 } from './loadEtcd3.js';
 import type { Subject } from 'rxjs';
 import { decodeWorker } from '../../codec/decodeWorker.js';
@@ -11,6 +11,8 @@ import type { DiscoveryEvent } from '../../events/types.js';
 import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
 import type { WorkerInfo } from '../../model/types.js';
 import type { EtcdConnection } from './EtcdConnection.js';
+import type { RangePage } from './decodeRangeResponse.js';
+import { readRange } from './readRange.js';
 import type { EtcdSettings } from './types.js';
 
 /**
@@ -34,15 +36,56 @@ function prefixRangeEnd(prefix: Buffer): Buffer {
   return Buffer.from([0]);
 }
 
+/** Leading hex digits of a uid over which {@link splitPoints} spreads the parts of a read. */
+const SPLIT_DIGITS = 4;
+
+/**
+ * Where to split the rest of a read, the keys after `after` up to `end`,
+ * into about `parts` ranges of as many keys each, for keys `<prefix><uid>`
+ * whose uids are random lowercase hex (UUIDs): at `<prefix><4 hex digits>`,
+ * evenly spaced above the first four of `after`'s uid. The ranges cover
+ * every key in between whatever it is; only their sizes rely on the uids.
+ * @param prefix The key prefix.
+ * @param after The last key read so far.
+ * @param end The end of the whole range.
+ * @param parts How many parts to aim at.
+ * @returns The end of each part, in order, the last being `end` (just
+ * `[end]` when `after`'s uid does not start with four lowercase hex digits).
+ * @internal
+ */
+function splitPoints(prefix: Buffer, after: Buffer, end: Buffer, parts: number): Buffer[] {
+  let low = 0;
+  for (let i = 0; i < SPLIT_DIGITS; i++) {
+    const byte = after[prefix.length + i] ?? -1;
+    const digit = byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : byte >= 0x61 && byte <= 0x66 ? byte - 0x61 + 10 : -1;
+    if (digit < 0) return [end];
+    low = low * 16 + digit;
+  }
+  // Boundaries from low + 1 up: every one sorts after `after`, whose digits are `low`.
+  const span = 16 ** SPLIT_DIGITS - (low + 1);
+  const count = Math.min(parts, span);
+  const points: Buffer[] = [];
+  for (let i = 1; i < count; i++) {
+    const digits = (low + 1 + Math.floor((span * i) / count)).toString(16).padStart(SPLIT_DIGITS, '0');
+    points.push(Buffer.concat([prefix, Buffer.from(digits, 'latin1')]));
+  }
+  points.push(end);
+  return points;
+}
+
 type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
 
 /** Keys in the first page of a read (nothing is known yet of the records' size). */
 const FIRST_PAGE_KEYS = 1000;
-/**
- * Bytes aimed at per later page: well below the client's 64 MiB message
- * limit, so that records larger than the ones seen so far still fit.
- */
+/** Bytes aimed at per part of the rest of a read. */
 const PAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes a later request may bring at most (its limit, at the largest
+ * average record size seen so far): twice a part, so that a part comes in
+ * one response, and still well below the client's 64 MiB message limit, so
+ * that records larger than the ones seen so far still fit.
+ */
+const MAX_PAGE_BYTES = 2 * PAGE_BYTES;
 /** A record's bytes in a range response besides its key and value (revisions, version, lease, framing). */
 const RECORD_OVERHEAD_BYTES = 40;
 const ZERO_BYTE = Buffer.from([0]);
@@ -52,7 +95,8 @@ const DECODE_SLICE = 2000;
 /** A record that did not decode, reported once its read has succeeded. */
 class Skipped {
   constructor(
-    readonly kv: IKeyValue,
+    readonly key: Buffer,
+    readonly modRevision: number | bigint | string,
     readonly uid: string,
     readonly error: unknown,
   ) {}
@@ -210,13 +254,18 @@ export class EtcdWatch {
    * Reads every key under the prefix at one revision, a page at a time, and
    * decodes each page while etcd serves the next one.
    *
-   * Pages are sized by bytes: the first holds {@link FIRST_PAGE_KEYS} keys,
-   * each later one as many as fit {@link PAGE_BYTES} at the largest average
-   * record size seen so far. (Few large pages rather than many small ones:
-   * etcd 3.4 walks every remaining key of the range for each limited read.)
-   * Records that do not decode are returned, to be reported only once the
-   * whole read has succeeded (a failed read is retried, and would report
-   * them again).
+   * The first page holds {@link FIRST_PAGE_KEYS} keys, and its answer says
+   * how many keys the range holds; the rest is read in parts of about
+   * {@link PAGE_BYTES} at the largest average record size seen so far, each
+   * part a key range of its own ({@link splitPoints}), all at the first
+   * page's revision. (etcd 3.4 walks every key from a request's start to its
+   * range end for each limited read: read up to the prefix's end, a page of
+   * 15 000 keys out of 100 000 costs it as much as the whole rest. A part's
+   * range ends where the part does, so each key is walked about once.) A part
+   * that holds more than its request's limit lets through is read on from its
+   * last key. Records that do not decode are returned, to be reported only
+   * once the whole read has succeeded (a failed read is retried, and would
+   * report them again).
    * @returns The decoded workers by uid, the skipped records and the read's
    * revision; `undefined` if the read was abandoned meanwhile.
    */
@@ -225,41 +274,56 @@ export class EtcdWatch {
     const skipped: Skipped[] = [];
     let revision: string | undefined;
     let bytesPerKey = 0;
-    let pending = client.kv.range({ key: this.#prefix, range_end: this.#rangeEnd, limit: FIRST_PAGE_KEYS });
+    /** The end of the range being read, and those of the parts after it. */
+    let partEnd = this.#rangeEnd;
+    let nextEnds: Buffer[] = [];
+    let first = true;
+    let pending: Promise<RangePage> = readRange(client, { key: this.#prefix, range_end: this.#rangeEnd, limit: FIRST_PAGE_KEYS }, this.#settings);
     for (;;) {
       const response = await pending;
       if (this.#stopped || generation !== this.#generation) return undefined;
-      revision ??= response.header.revision;
-      const { kvs } = response;
+      revision ??= response.revision;
+      const kvs = response.records;
       const last = kvs[kvs.length - 1];
-      const more = response.more && last !== undefined;
-      if (more) {
-        let bytes = 0;
-        for (const kv of kvs) bytes += kv.key.length + kv.value.length + RECORD_OVERHEAD_BYTES;
-        bytesPerKey = Math.max(bytesPerKey, bytes / kvs.length);
-        pending = client.kv.range({
-          key: Buffer.concat([last.key, ZERO_BYTE]),
-          range_end: this.#rangeEnd,
-          limit: Math.max(1, Math.floor(PAGE_BYTES / bytesPerKey)),
-          revision,
-        });
+      let next: IRangeRequest | undefined;
+      if ((response.more && last !== undefined) || nextEnds.length > 0) {
+        if (last !== undefined) {
+          let bytes = 0;
+          for (const kv of kvs) bytes += kv.key.length + kv.value.length + RECORD_OVERHEAD_BYTES;
+          bytesPerKey = Math.max(bytesPerKey, bytes / kvs.length);
+        }
+        if (first && last !== undefined) {
+          const parts = Math.ceil(((response.count - kvs.length) * bytesPerKey) / PAGE_BYTES);
+          [partEnd = this.#rangeEnd, ...nextEnds] = splitPoints(this.#prefix, last.key, this.#rangeEnd, parts);
+        }
+        const limit = Math.max(1, Math.floor(MAX_PAGE_BYTES / bytesPerKey));
+        if (response.more && last !== undefined) {
+          next = { key: Buffer.concat([last.key, ZERO_BYTE]), range_end: partEnd, limit, revision };
+        } else {
+          const start = partEnd;
+          partEnd = nextEnds.shift() ?? this.#rangeEnd;
+          next = { key: start, range_end: partEnd, limit, revision };
+        }
+        pending = readRange(client, next, this.#settings);
         // Awaited below, unless the read is abandoned meanwhile.
         pending.catch(() => undefined);
       }
+      first = false;
       for (let start = 0; start < kvs.length; start += DECODE_SLICE) {
-        if (more) {
+        if (next !== undefined) {
           // Let the client send the next request (and take in its answer) while this page is decoded.
           await new Promise<void>((resolve) => setImmediate(resolve));
           if (this.#stopped || generation !== this.#generation) return undefined;
         }
         const end = Math.min(kvs.length, start + DECODE_SLICE);
         for (let i = start; i < end; i++) {
-          const decoded = this.#tryDecode(kvs[i] as IKeyValue);
+          const record = kvs[i] as RangePage['records'][number];
+          const decoded = this.#tryDecode(record.key, record.value, record.modRevision);
           if (decoded instanceof Skipped) skipped.push(decoded);
           else workers.set(decoded.uid, decoded);
         }
       }
-      if (!more) break;
+      if (next === undefined) break;
     }
     return { workers, skipped, revision: Number(revision) };
   }
@@ -450,32 +514,32 @@ export class EtcdWatch {
   #apply(type: string, kv: IKeyValue): DiscoveryEvent | undefined {
     const worker = type === 'Delete' ? undefined : this.#decode(kv);
     // A record that turned malformed is dropped, as a re-read would.
-    return worker === undefined ? this.#ledger.drop(this.#uidOf(kv)) : this.#ledger.put(worker);
+    return worker === undefined ? this.#ledger.drop(this.#uidOf(kv.key)) : this.#ledger.put(worker);
   }
 
-  #uidOf(kv: IKeyValue): string {
-    return kv.key.subarray(this.#prefix.length).toString('utf8');
+  #uidOf(key: Buffer): string {
+    return key.subarray(this.#prefix.length).toString('utf8');
   }
 
   /** Decodes a record; reports and skips one that is not valid worker metadata for its key. */
   #decode(kv: IKeyValue): WorkerInfo | undefined {
-    const decoded = this.#tryDecode(kv);
+    const decoded = this.#tryDecode(kv.key, kv.value, kv.mod_revision);
     if (!(decoded instanceof Skipped)) return decoded;
     this.#reportSkipped(decoded);
     return undefined;
   }
 
   /** Decodes a record; one that is not valid worker metadata for its key is returned as {@link Skipped}. */
-  #tryDecode(kv: IKeyValue): WorkerInfo | Skipped {
+  #tryDecode(key: Buffer, value: Buffer, modRevision: number | bigint | string): WorkerInfo | Skipped {
     try {
-      const worker = decodeWorker(kv.value);
+      const worker = decodeWorker(value);
       // The key is `<prefix><uid>`: compared as bytes, without decoding the key.
-      if (!this.#keyIsOf(kv.key, worker.uid)) {
-        throw new WorkerDecodeError(`the record describes worker ${worker.uid}, not the key's ${JSON.stringify(this.#uidOf(kv))}`);
+      if (!this.#keyIsOf(key, worker.uid)) {
+        throw new WorkerDecodeError(`the record describes worker ${worker.uid}, not the key's ${JSON.stringify(this.#uidOf(key))}`);
       }
       return worker;
     } catch (error) {
-      return new Skipped(kv, this.#uidOf(kv), error);
+      return new Skipped(key, modRevision, this.#uidOf(key), error);
     }
   }
 
@@ -489,10 +553,10 @@ export class EtcdWatch {
     return true;
   }
 
-  #reportSkipped({ kv, uid, error }: Skipped): void {
+  #reportSkipped({ key, modRevision, uid, error }: Skipped): void {
     this.#report(
       'malformed-record',
-      `Skipped the record at ${JSON.stringify(kv.key.toString('utf8'))} (revision ${kv.mod_revision}): ${errorMessage(error)}`,
+      `Skipped the record at ${JSON.stringify(key.toString('utf8'))} (revision ${modRevision}): ${errorMessage(error)}`,
       { uid, error },
     );
   }

@@ -161,7 +161,7 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
 
   it('reads a namespace larger than a page over several pages at one revision, every worker once', async () => {
     const namespace = uniqueNamespace('pages');
-    // ~3 kB records: the read takes a 1000-key first page, then pages of ~1350 keys (4 MiB), then the rest.
+    // ~3 kB records: the read takes a 1000-key first page, then the rest (~5 MB) in two key-range parts.
     const workers = Array.from({ length: 2600 }, (_, i) => makeWorker({ extra: { pad: 'x'.repeat(3000), i: String(i) } }));
     for (let i = 0; i < workers.length; i += 200) {
       await Promise.all(workers.slice(i, i + 200).map((worker) => raw.put(key(namespace, worker.uid)).value(Buffer.from(encodeWorker(worker)))));
