@@ -103,9 +103,7 @@ export function decodeWorker(bytes: Uint8Array): WorkerInfo {
       extra: hasKeys(message.extra) ? message.extra : NO_EXTRA,
       secure: message.secure,
     };
-    // Every string was read by the decoder's strict UTF-8 reader (`stringVerify`), which refuses
-    // the bytes of a lone surrogate: well-formed text, not checked again.
-    if (options === undefined) return ownedWorkerInfo(fields, true);
+    if (options === undefined) return ownedWorkerInfo(fields);
     const { uid, address, pid, version, tags, extra, secure } = fields;
     return workerInfo({ uid, address, pid, version, tags, extra, secure, options });
   } catch (cause) {

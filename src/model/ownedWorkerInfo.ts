@@ -19,10 +19,10 @@ export interface OwnedWorkerInit {
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
-function canonicalTags(tags: readonly unknown[], wellFormed: boolean): boolean {
+function canonicalTags(tags: readonly unknown[]): boolean {
   let previous: string | undefined;
   for (const tag of tags) {
-    if (typeof tag !== 'string' || (!wellFormed && LONE_SURROGATE.test(tag))) return false;
+    if (typeof tag !== 'string' || LONE_SURROGATE.test(tag)) return false;
     // Sorted and without duplicates: what workerInfo() would make of them.
     if (previous !== undefined && !(previous < tag)) return false;
     previous = tag;
@@ -30,12 +30,12 @@ function canonicalTags(tags: readonly unknown[], wellFormed: boolean): boolean {
   return true;
 }
 
-function canonicalExtra(extra: Record<string, unknown>, wellFormed: boolean): boolean {
+function canonicalExtra(extra: Record<string, unknown>): boolean {
   if (Object.getPrototypeOf(extra) !== Object.prototype) return false;
   let previous: string | undefined;
   for (const key of Object.keys(extra)) {
     const value = extra[key];
-    if (typeof value !== 'string' || (!wellFormed && (LONE_SURROGATE.test(key) || LONE_SURROGATE.test(value)))) return false;
+    if (typeof value !== 'string' || LONE_SURROGATE.test(key) || LONE_SURROGATE.test(value)) return false;
     // In sorted order, the object's own key order is the one workerInfo() builds.
     if (previous !== undefined && !(previous < key)) return false;
     previous = key;
@@ -53,28 +53,17 @@ function canonicalExtra(extra: Record<string, unknown>, wellFormed: boolean): bo
  * error; the scalar fields are checked by the same code as in
  * {@link workerInfo} either way.
  * @param init The decoded fields; the caller must not use `tags` or `extra` afterwards.
- * @param wellFormed Every string of `init` comes from a strict UTF-8 decoder
- * (one that refuses the bytes of a lone surrogate, as the protobuf
- * decoder's `stringVerify` does): they are well-formed Unicode text, so
- * that one check — a regular expression per string, on every decoded
- * worker — is not made again. Every other check is.
  * @returns The frozen worker.
  * @throws {TypeError} As {@link workerInfo}.
  * @internal
  */
-export function ownedWorkerInfo(init: OwnedWorkerInit, wellFormed = false): WorkerInfo {
+export function ownedWorkerInfo(init: OwnedWorkerInit): WorkerInfo {
   const { tags, extra } = init;
-  if (
-    !Array.isArray(tags) ||
-    !canonicalTags(tags, wellFormed) ||
-    extra === null ||
-    typeof extra !== 'object' ||
-    !canonicalExtra(extra, wellFormed)
-  ) {
+  if (!Array.isArray(tags) || !canonicalTags(tags) || extra === null || typeof extra !== 'object' || !canonicalExtra(extra)) {
     return workerInfo(init);
   }
   // The scalar fields' rules are workerInfo's own (one place): the same checks, the same errors.
-  const { uid, address, pid, version, secure } = workerScalars(init, wellFormed);
+  const { uid, address, pid, version, secure } = workerScalars(init);
   const worker: WorkerInfo = Object.freeze({
     uid,
     address,

@@ -82,9 +82,9 @@ export class BlockSweep {
     return false;
   }
 
-  /** Forgets what is queued (allocating nothing when nothing is: every scan ends with this). */
+  /** Forgets what is queued. */
   clear(): void {
-    if (this.#queue.length > 0) this.#queue = [];
+    this.#queue = [];
     this.#at = 0;
   }
 }

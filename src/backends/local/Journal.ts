@@ -16,13 +16,6 @@ const MAX_RECORD_PAYLOAD = 1 << 24;
 const NO_SLOT = 0xffffffff;
 /** Records the ring holds: a subscriber further behind than this rescans instead. */
 export const JOURNAL_RECORDS = 512;
-/**
- * Bytes of a record a subscriber reads at first: its header and a payload
- * of up to 216 bytes (a worker's metadata is typically ~100), not the whole
- * record (1,060 bytes with the default block size); a longer payload takes
- * a second read.
- */
-const FIRST_READ = 256;
 /** Payload length meaning "too large for the journal: read the worker's block". */
 export const SEE_BLOCK = 0xffffffff;
 
@@ -303,27 +296,17 @@ export class Journal {
    */
   read(seq: number): JournalRecord | undefined {
     const scratch = this.#scratch;
-    const at = HEADER_SIZE + (seq % this.count) * this.recordSize;
-    // The header and a typical payload first, the rest of a longer one after.
-    const first = Math.min(this.recordSize, FIRST_READ);
-    let n = readSync(this.fd, scratch, 0, first, at);
+    const n = readSync(this.fd, scratch, 0, this.recordSize, HEADER_SIZE + (seq % this.count) * this.recordSize);
     if (n < RECORD_HEADER || readU64(scratch, 0) !== seq) return undefined;
     const type = scratch.readUInt8(8);
     const length = scratch.readUInt32LE(12);
-    if (length !== SEE_BLOCK && RECORD_HEADER + length > n && n === first) {
-      // Never beyond the record (a length is the writer's word): a longer one is refused below.
-      const end = Math.min(this.recordSize, RECORD_HEADER + length);
-      if (end > n) n += readSync(this.fd, scratch, n, end - n, at + n);
-    }
-    const uid = Buffer.allocUnsafe(16);
-    scratch.copy(uid, 0, 16, 32);
+    const uid = Buffer.from(scratch.subarray(16, 32));
     const rawSlot = scratch.readUInt32LE(32);
     const slot = rawSlot === NO_SLOT ? undefined : rawSlot;
     if (length === SEE_BLOCK) return { seq, type, uid, slot, record: undefined, seeBlock: true };
     if (RECORD_HEADER + length > n) return undefined;
     if (type === JOURNAL_DROPPED) return { seq, type, uid, slot, record: undefined, seeBlock: false };
-    // Every byte is written here: the length, then the payload.
-    const record = Buffer.allocUnsafeSlow(4 + length);
+    const record = Buffer.alloc(4 + length);
     record.writeUInt32LE(length, 0);
     scratch.copy(record, 4, RECORD_HEADER, RECORD_HEADER + length);
     return { seq, type, uid, slot, record, seeBlock: false };

@@ -233,8 +233,7 @@ export class LocalWatch {
     const { events, poll, dirChanged, segmentMoved } = this.#wake.take();
     if (dirChanged && this.#wake.recheckDir()) full = true;
     const fresh = this.#fresh;
-    // Set#clear allocates a new table even when the set is empty: only when needed.
-    if (fresh.size > 0) fresh.clear();
+    fresh.clear();
     // The fast path: woolrx's publishes, replayed in order from the journal.
     if (!this.#journal.follow(this.#applyRecord)) full = true;
     this.#afterFollow();
@@ -250,7 +249,7 @@ export class LocalWatch {
     if (this.#left) return;
     if (more) this.#wake.schedule();
     this.#reclaimer.check(fresh);
-    if (fresh.size > 0) fresh.clear();
+    fresh.clear();
   }
 
   /**

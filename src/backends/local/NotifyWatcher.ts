@@ -34,11 +34,9 @@ export interface Wake {
  * It watches the notification directory (every publisher, wool's and
  * woolrx's, touches `notify` after each change, once it is done) and the
  * notification file itself (see {@link NotifyWatcher#watchFile}), runs the
- * fallback poll timer, and runs the scan: for the first notification of a
- * turn of the event loop at once (its latency is what a subscriber sees),
- * for anything else on the next turn (`setImmediate`), once however many
- * wake-ups came. The scan takes what woke it as a {@link Wake}
- * ({@link NotifyWatcher.take}).
+ * fallback poll timer, and schedules one scan per turn of the event loop
+ * (`setImmediate`), however many wake-ups came. The scan takes what woke it
+ * as a {@link Wake} ({@link NotifyWatcher.take}).
  *
  * The touch of `notify` is the last thing a woolrx publish does (after the
  * lock is released), so the wake-up it raises finds the publisher's work
@@ -51,7 +49,6 @@ export interface Wake {
 export class NotifyWatcher {
   #events = 0;
   #poll = false;
-  readonly #taken: { -readonly [K in keyof Wake]: Wake[K] } = { events: 0, poll: false, dirChanged: false, segmentMoved: false };
   #dirChanged = false;
   #segmentMoved = false;
 
@@ -59,8 +56,6 @@ export class NotifyWatcher {
   readonly #pollInterval: number;
   readonly #scan: () => void;
   #scheduled = false;
-  /** A notification was scanned for in this turn of the event loop (see #notified). */
-  #inTurn = false;
   #closed = false;
   #dirWatcher: FSWatcher | undefined;
   #fileWatcher: FSWatcher | undefined;
@@ -100,15 +95,10 @@ export class NotifyWatcher {
 
   /**
    * What woke the scan since it last asked; the next record starts empty.
-   * @returns The wake-ups: one object, rewritten by the next call (a scan
-   * allocates nothing for it).
+   * @returns The wake-ups.
    */
   take(): Wake {
-    const wake = this.#taken;
-    wake.events = this.#events;
-    wake.poll = this.#poll;
-    wake.dirChanged = this.#dirChanged;
-    wake.segmentMoved = this.#segmentMoved;
+    const wake: Wake = { events: this.#events, poll: this.#poll, dirChanged: this.#dirChanged, segmentMoved: this.#segmentMoved };
     this.#events = 0;
     this.#poll = false;
     this.#dirChanged = false;
@@ -138,28 +128,6 @@ export class NotifyWatcher {
     if (this.#timer !== undefined) clearInterval(this.#timer);
   }
 
-  /**
-   * A notification: the first of a turn of the event loop is scanned for
-   * at once, in the watcher's callback — not after the callbacks of every
-   * other inotify event read with it (the notification file's own, see
-   * {@link NotifyWatcher#watchFile}) and a `setImmediate`; later ones of the
-   * same turn are scanned for once, on the next turn, as before.
-   */
-  #notified(): void {
-    if (this.#scheduled || this.#closed) return;
-    if (this.#inTurn) {
-      this.schedule();
-      return;
-    }
-    this.#inTurn = true;
-    setImmediate(this.#endTurn);
-    this.#scan();
-  }
-
-  readonly #endTurn = (): void => {
-    this.#inTurn = false;
-  };
-
   readonly #onImmediate = (): void => {
     this.#scheduled = false;
     if (!this.#closed) this.#scan();
@@ -179,7 +147,7 @@ export class NotifyWatcher {
       } else if (type === 'rename') {
         this.#dirChanged = true;
       }
-      this.#notified();
+      this.schedule();
     });
     this.#dirWatcher.on('error', () => {
       this.#dirChanged = true;
