@@ -130,11 +130,13 @@ async function runLocalLatency(): Promise<Record<string, unknown>> {
       { name: `GCs in the timed phase, publisher (runs: ${each('publisher_gcs')})`, value: result.publisher_gcs, unit: 'per run' },
       { name: 'floor p50 (pwrite in /dev/shm → fs.watch in another process)', value: result.floor_p50_us, unit: 'µs' },
       { name: 'floor p99', value: result.floor_p99_us, unit: 'µs' },
+      { name: 'floor: the watcher\'s CPU per write seen (one fs.watch event, one pread)', value: result.floor_cpu_us_per_event, unit: 'µs' },
       { name: 'host stalls > 1 ms (busy loop, before the runs)', value: result.host_stalls_per_s, unit: 'per s' },
       { name: 'longest host stall', value: result.host_max_stall_us, unit: 'µs' },
       { name: 'p50 / floor p50 (target ≤ 3)', value: result.p50_us / result.floor_p50_us, unit: '×' },
       { name: 'p99 / floor p99 (target ≤ 3)', value: result.p99_us / result.floor_p99_us, unit: '×' },
       { name: 'subscriber CPU per event, target', value: 30, unit: 'µs' },
+      { name: 'subscriber CPU per event / floor watcher\'s CPU per write', value: result.cpu_us_per_event / result.floor_cpu_us_per_event, unit: '×' },
     ],
   );
   return { ...result };
@@ -142,39 +144,66 @@ async function runLocalLatency(): Promise<Record<string, unknown>> {
 
 // Throughput and memory (issue #24): each measured `runs` times, fresh processes each time.
 async function runLocalBulk(): Promise<Record<string, unknown>> {
-  const { benchLocalBulk } = await import('./local/bulk.js');
+  const { benchLocalBulk, benchLocalBulkFloor } = await import('./local/bulk.js');
   const bulk: Record<string, unknown> = {};
   for (const [publishers, perPublisher] of [[1, 10_000], [10, 1_000]] as const) {
     const runs = [];
-    for (let i = 0; i < runsArg; i += 1) runs.push(await benchLocalBulk({ publishers, perPublisher }));
+    const floors: Array<{ published_ms: number; cpu_us_per_add: number }> = [];
+    // Interleaved (woolrx, floor, woolrx, floor ...): a machine whose speed drifts moves both alike.
+    for (let i = 0; i < runsArg; i += 1) {
+      runs.push(await benchLocalBulk({ publishers, perPublisher }));
+      floors.push(await benchLocalBulkFloor({ publishers, perPublisher }));
+    }
     const seen = spread(runs.map((r) => r.seen_ms));
     const published = spread(runs.map((r) => r.published_ms));
+    const floor = spread(floors.map((r) => r.published_ms));
+    const ratios = runs.map((r, i) => r.seen_ms / (floors[i]?.published_ms ?? NaN));
     printTable(
       `local: bulk publish, ${publishers} publisher process${publishers > 1 ? 'es' : ''} × ${perPublisher} sequential awaited publish(), a subscriber in another process sees all (${runsArg} runs)`,
       [
         { name: `until the subscriber saw all, median (min ${seen.min.toFixed(0)}, max ${seen.max.toFixed(0)}; target ≤ 1000)`, value: seen.median, unit: 'ms' },
         { name: `until the last publish resolved, median (min ${published.min.toFixed(0)}, max ${published.max.toFixed(0)})`, value: published.median, unit: 'ms' },
+        { name: `floor: the same adds' system calls, bare, no subscriber (bench/local/bareProcess.ts), median (min ${floor.min.toFixed(0)}, max ${floor.max.toFixed(0)})`, value: floor.median, unit: 'ms' },
+        { name: 'floor: CPU per add, all publishers', value: spread(floors.map((r) => r.cpu_us_per_add)).median, unit: 'µs' },
+        { name: `seen / floor, each run paired with the floor run after it (${ratios.map((r) => r.toFixed(2)).join(', ')}): median`, value: spread(ratios).median, unit: '×' },
       ],
     );
     bulk[`bulk_${publishers}x${perPublisher}_seen_ms`] = runs.map((r) => Math.round(r.seen_ms));
     bulk[`bulk_${publishers}x${perPublisher}_published_ms`] = runs.map((r) => Math.round(r.published_ms));
+    bulk[`bulk_${publishers}x${perPublisher}_floor_ms`] = floors.map((r) => Math.round(r.published_ms));
   }
   return bulk;
 }
 
 async function runLocalMemory(): Promise<Record<string, unknown>> {
-  const { benchLocalMemory } = await import('./local/bulk.js');
+  const { benchLocalMemory, benchLocalMemoryFloor } = await import('./local/bulk.js');
   const memoryRuns = [];
-  for (let i = 0; i < runsArg; i += 1) memoryRuns.push(await benchLocalMemory({ workers: 10_000 }));
+  const floorRuns = [];
+  for (let i = 0; i < runsArg; i += 1) {
+    memoryRuns.push(await benchLocalMemory({ workers: 10_000 }));
+    floorRuns.push(await benchLocalMemoryFloor({ workers: 10_000 }));
+  }
   const rss = spread(memoryRuns.map((r) => r.rss_mb));
   const before = spread(memoryRuns.map((r) => r.before_rss_mb));
   const heap = spread(memoryRuns.map((r) => r.heap_used_mb));
+  const bare = spread(floorRuns.map((r) => r.bare_mb));
+  const rxjs = spread(floorRuns.map((r) => r.rxjs_mb));
+  const holding = spread(floorRuns.map((r) => r.holding_mb));
   printTable(`local: subscriber memory with 10000 workers registered, after sync and a full GC (plain node, built package; ${runsArg} runs)`, [
     { name: `RSS, median (min ${rss.min}, max ${rss.max}; target ≤ 50)`, value: rss.median, unit: 'MB' },
     { name: `RSS before subscribing, median (min ${before.min}, max ${before.max})`, value: before.median, unit: 'MB' },
     { name: `V8 heap used, median (min ${heap.min}, max ${heap.max})`, value: heap.median, unit: 'MB' },
+    { name: `floor: a bare node process, median (min ${bare.min}, max ${bare.max})`, value: bare.median, unit: 'MB' },
+    { name: `floor: the same with rxjs loaded, median (min ${rxjs.min}, max ${rxjs.max})`, value: rxjs.median, unit: 'MB' },
+    { name: `peer: the same holding 10000 plain worker objects in a Map, median (min ${holding.min}, max ${holding.max})`, value: holding.median, unit: 'MB' },
+    { name: 'RSS / peer (medians)', value: rss.median / holding.median, unit: '×' },
   ]);
-  return { subscriber_rss_mb: memoryRuns.map((r) => r.rss_mb), subscriber_rss_before_mb: memoryRuns.map((r) => r.before_rss_mb) };
+  return {
+    subscriber_rss_mb: memoryRuns.map((r) => r.rss_mb),
+    subscriber_rss_before_mb: memoryRuns.map((r) => r.before_rss_mb),
+    floor_rxjs_mb: floorRuns.map((r) => r.rxjs_mb),
+    peer_holding_mb: floorRuns.map((r) => r.holding_mb),
+  };
 }
 
 function spread(values: readonly number[]): { min: number; median: number; max: number } {

@@ -123,10 +123,43 @@ function run(snapshots: readonly WorkerSnapshot[], changed: number): number {
   return elapsed;
 }
 
-function measure(snapshots: readonly WorkerSnapshot[], changed: number, rounds = 3): number {
-  run(snapshots, changed); // warm-up
+/**
+ * The floor under a diff of these snapshots: the walk alone — each snapshot
+ * and the one before it iterated in step (keys and values iterators, so an
+ * uid in the same place costs no lookup and no entry array), the objects
+ * compared by reference, a lookup where the uids differ — with no RxJS, no
+ * events, no state kept. Checked like {@link run}: it must find exactly the
+ * changed workers.
+ * @returns ms for one pass over snapshots[1..].
+ */
+function floorRun(snapshots: readonly WorkerSnapshot[], changed: number): number {
+  let found = 0;
+  const start = performance.now();
+  for (let s = 1; s < snapshots.length; s++) {
+    const prev = snapshots[s - 1];
+    const next = snapshots[s];
+    if (prev === undefined || next === undefined) break;
+    const prevUids = prev.keys();
+    const prevWorkers = prev.values();
+    const workers = next.values();
+    for (const uid of next.keys()) {
+      const worker = workers.next().value;
+      const prevUid = prevUids.next().value;
+      const before = prevWorkers.next().value;
+      const old = Object.is(prevUid, uid) ? before : prev.get(uid);
+      if (!Object.is(old, worker)) found++;
+    }
+    if (next.size !== prev.size) throw new Error('a worker left or came: the floor expects none to');
+  }
+  const elapsed = performance.now() - start;
+  if (found !== (snapshots.length - 1) * changed) throw new Error(`the floor found ${found} changed workers, expected ${(snapshots.length - 1) * changed}`);
+  return elapsed;
+}
+
+function measure(snapshots: readonly WorkerSnapshot[], changed: number, rounds = 3, pass = run): number {
+  pass(snapshots, changed); // warm-up
   let best = Number.POSITIVE_INFINITY;
-  for (let r = 0; r < rounds; r++) best = Math.min(best, run(snapshots, changed));
+  for (let r = 0; r < rounds; r++) best = Math.min(best, pass(snapshots, changed));
   return best;
 }
 
@@ -155,6 +188,8 @@ export async function benchDiffSnapshots(opts: Options): Promise<Array<{ name: s
     const count = fresh ? Math.min(snapshots, FRESH_SNAPSHOTS) : snapshots;
     const data = buildSnapshots({ ...opts, snapshots: count }, changed, fresh);
     const ms = measure(data, changed);
+    // The floor, shared objects only: with fresh objects every worker differs by reference.
+    const floor = fresh ? undefined : measure(data, changed, 3, floorRun);
     rows.push(
       { name: `diffSnapshots (${label}) throughput`, value: (count / ms) * 1000, unit: 'snapshots/s' },
       ...(fresh
@@ -162,6 +197,12 @@ export async function benchDiffSnapshots(opts: Options): Promise<Array<{ name: s
         : [{ name: `diffSnapshots (${label}) throughput / target ${TARGET.toLocaleString('en-US')}/s`, value: (count / ms) * 1000 / TARGET, unit: '×' }]),
       { name: `diffSnapshots (${label}) per snapshot`, value: (ms * 1000) / count, unit: 'µs' },
       { name: `diffSnapshots (${label}) per changed worker`, value: (ms * 1000) / (count * changed), unit: 'µs' },
+      ...(floor === undefined
+        ? []
+        : [
+            { name: 'floor: the walk alone (in step with the snapshot before, by reference; no RxJS), per snapshot', value: (floor * 1000) / count, unit: 'µs' },
+            { name: `diffSnapshots (${label}) / floor, per snapshot`, value: ms / floor, unit: '×' },
+          ]),
     );
     // Let the previous case's snapshots be collected before building the next.
     await new Promise((resolve) => setImmediate(resolve));

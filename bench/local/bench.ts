@@ -84,6 +84,8 @@ export interface LocalBenchResult extends LocalRun {
   floor_p50_us: number;
   /** The floor's p99, µs. */
   floor_p99_us: number;
+  /** The floor watcher's CPU per write seen (user + system), median of the runs, µs. */
+  floor_cpu_us_per_event: number;
 }
 
 function spawnChild(script: string, args: string[]): { child: ChildProcess; next: (key: string) => Promise<Record<string, unknown>> } {
@@ -170,6 +172,7 @@ export async function benchLocal(opts: { workers: number; runs?: number }): Prom
     host_max_stall_us: host.maxUs,
     floor_p50_us: median(floors.map((r) => r.p50_us)),
     floor_p99_us: median(floors.map((r) => r.p99_us)),
+    floor_cpu_us_per_event: median(floors.map((r) => r.cpu_us_per_event)),
   };
 }
 
@@ -181,7 +184,7 @@ export async function benchLocal(opts: { workers: number; runs?: number }): Prom
  * journal, no decode: what any Node.js implementation of a cross-process
  * wake-up pays on this machine.
  * @param writes How many timed writes.
- * @returns p50/p99 write → event latency in µs (no CPU figure: `cpu_us_per_event` is 0).
+ * @returns p50/p99 write → event latency in µs, and the watcher's CPU per write.
  */
 export async function benchLocalFloor(writes: number): Promise<LocalRun> {
   const path = join('/dev/shm', `woolrx-bench-floor-${process.pid}-${randomUUID().slice(0, 8)}`);
@@ -192,15 +195,15 @@ export async function benchLocalFloor(writes: number): Promise<LocalRun> {
     const writer = spawnChild('floorProcess.ts', ['writer', path, String(writes), String(FLOOR_WARMUP)]);
     await writer.next('ready');
     writer.child.send({ op: 'run' });
-    const [{ starts }, { arrivals }] = (await Promise.all([writer.next('starts'), watcher.next('arrivals')])) as [
+    const [{ starts }, { arrivals, cpuUs }] = (await Promise.all([writer.next('starts'), watcher.next('arrivals')])) as [
       { starts: string[] },
-      { arrivals: string[] },
+      { arrivals: string[]; cpuUs: number },
     ];
     const latencies = starts.map((start, i) => Number(BigInt(arrivals[i] ?? start) - BigInt(start)) / 1000).sort((a, b) => a - b);
     return {
       p50_us: Math.round(percentile(latencies, 50)),
       p99_us: Math.round(percentile(latencies, 99)),
-      cpu_us_per_event: 0,
+      cpu_us_per_event: Math.round((cpuUs / writes) * 10) / 10,
       subscriber_gcs: 0,
       publisher_gcs: 0,
     };

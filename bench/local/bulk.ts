@@ -14,7 +14,8 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -100,6 +101,48 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
   }
 }
 
+/** Untimed adds each bare publisher makes first (see bareProcess.ts). */
+const BARE_WARMUP = 200;
+
+/**
+ * The floor under {@link benchLocalBulk}: `publishers` processes each make
+ * `perPublisher` adds' worth of the system calls a woolrx add makes, bare
+ * (bench/local/bareProcess.ts), on files of the same kinds — one woolrx lock,
+ * segment and journal in /dev/shm, wool's lock and the notification file in
+ * the temp directory, one new 1 KiB block per add — waiting for a busy lock
+ * in the kernel. No subscriber: the figure is the start signal → the last
+ * add done.
+ * @param opts `publishers`: processes; `perPublisher`: adds each.
+ * @returns The time, and the CPU all publishers used, per add.
+ */
+export async function benchLocalBulkFloor(opts: { publishers: number; perPublisher: number }): Promise<{ published_ms: number; cpu_us_per_add: number }> {
+  const dir = mkdtempSync('/dev/shm/woolrx-bench-bare-');
+  const tmp = mkdtempSync(join(tmpdir(), 'woolrx-bench-bare-'));
+  const woolLock = join(tmp, 'lock');
+  const notify = join(tmp, 'notify');
+  const stride = opts.perPublisher + BARE_WARMUP;
+  const capacity = opts.publishers * stride;
+  writeFileSync(join(dir, 'segment'), Buffer.alloc(16 + 16 * capacity), { mode: 0o600 });
+  writeFileSync(join(dir, 'journal'), Buffer.alloc(64), { mode: 0o600 });
+  truncateSync(join(dir, 'journal'), 64 + (40 + 1020) * 512);
+  const publishers = Array.from({ length: opts.publishers }, (_, p) =>
+    child('bareProcess.ts', [dir, woolLock, notify, String(opts.perPublisher), String(capacity), String(p * stride), String(BARE_WARMUP)], ['--import', 'tsx', '--expose-gc']),
+  );
+  try {
+    await Promise.all(publishers.map((p) => p.next('ready')));
+    const start = process.hrtime.bigint();
+    for (const p of publishers) p.child.send({ op: 'run' });
+    const done = await Promise.all(publishers.map((p) => p.next('published')));
+    const last = done.reduce((max, m) => (BigInt(m['published'] as string) > max ? BigInt(m['published'] as string) : max), 0n);
+    const cpu = done.reduce((sum, m) => sum + (m['cpu_us'] as number), 0);
+    return { published_ms: Number(last - start) / 1e6, cpu_us_per_add: cpu / (opts.publishers * opts.perPublisher) };
+  } finally {
+    await Promise.all(publishers.map((p) => exited(p.child)));
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 /** The built package's local entry, refusing one older than the sources (measure what is in src/). */
 function builtEntry(): string {
   const entry = join(ROOT, 'dist', 'local', 'index.js');
@@ -138,4 +181,30 @@ export async function benchLocalMemory(opts: { workers: number }): Promise<Local
     await publisher.next('stopped').catch(() => undefined);
     await exited(publisher.child);
   }
+}
+
+/** Result of one {@link benchLocalMemoryFloor} run, MB (10^6 bytes) of RSS after a full GC. */
+export interface LocalMemoryFloorRun {
+  /** A bare Node.js process. */
+  bare_mb: number;
+  /** The same with RxJS loaded: the least any subscriber process holds. */
+  rxjs_mb: number;
+  /** The same holding `workers` plain worker objects in a Map. */
+  holding_mb: number;
+}
+
+/**
+ * The floor and peer under {@link benchLocalMemory}: a plain Node.js process
+ * (bench/local/memoryFloorProcess.mjs) with nothing of woolrx — bare, with
+ * RxJS loaded, and holding `workers` plain worker objects.
+ * @param opts `workers`: how many worker objects to hold.
+ * @returns Its RSS at each step.
+ */
+export async function benchLocalMemoryFloor(opts: { workers: number }): Promise<LocalMemoryFloorRun> {
+  const proc = child('memoryFloorProcess.mjs', [String(opts.workers)], ['--expose-gc']);
+  const { floor } = (await proc.next('floor')) as { floor: { bare: number; rxjs: number; holding: number; held: number } };
+  await exited(proc.child);
+  if (floor.held !== opts.workers) throw new Error(`the floor process held ${floor.held} of ${opts.workers} workers`);
+  const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;
+  return { bare_mb: mb(floor.bare), rxjs_mb: mb(floor.rxjs), holding_mb: mb(floor.holding) };
 }

@@ -5,7 +5,7 @@
 // argv[5]: untimed warm-up writes first. The writer writes a sequence number
 // every millisecond (CLOCK_MONOTONIC noted just before each write); the
 // watcher notes the same clock when an event shows a new number (a number
-// skipped over arrived with the one that showed).
+// skipped over arrived with the one that showed), and its CPU per write.
 import { openSync, readSync, watch, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -40,15 +40,21 @@ if (role === 'writer') {
   const fd = openSync(path, 'r');
   const arrivals: string[] = [];
   let seen = 0;
+  // CPU (user + system) of the timed phase: from the GC after the warm-up to the last event.
+  let cpu: NodeJS.CpuUsage | undefined;
   const watcher = watch(path, () => {
     const now = process.hrtime.bigint();
     readSync(fd, buffer, 0, 4, 0);
     const seq = buffer.readUInt32LE(0);
     for (; seen < seq; seen += 1) if (seen >= warmup) arrivals.push(now.toString());
-    if (seen === warmup && arrivals.length === 0) gc();
+    if (seen === warmup && arrivals.length === 0) {
+      gc();
+      cpu = process.cpuUsage();
+    }
     if (seen >= warmup + count) {
+      const used = process.cpuUsage(cpu);
       watcher.close();
-      process.send?.({ arrivals });
+      process.send?.({ arrivals, cpuUs: used.user + used.system });
       process.disconnect();
     }
   });

@@ -1,0 +1,42 @@
+// Bench child: the floor under the subscriber memory figure (see
+// benchLocalMemoryFloor in bulk.ts). Plain Node.js, like memoryProcess.mjs,
+// and nothing of woolrx. It notes its RSS after a full GC three times:
+// bare; with RxJS loaded (woolrx's peer dependency: every subscriber
+// process loads it); and holding, besides, `workers` frozen plain objects of
+// the workers the subscriber is measured with (the fields a WorkerInfo has,
+// one shared options object) in a Map by uid — what any Node.js process
+// that knows them pays. argv[2]: how many workers.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const workers = Number(process.argv[2] ?? '0');
+const gc = () => globalThis.gc?.();
+const settled = async () => {
+  gc();
+  await sleep(200);
+  gc();
+  return process.memoryUsage().rss;
+};
+
+const bare = await settled();
+await import('rxjs');
+const rxjs = await settled();
+const options = Object.freeze({ maxReceiveMessageLength: 0, compression: 'none' });
+const held = new Map();
+for (let i = 0; i < workers; i += 1) {
+  const uid = randomUUID();
+  const worker = Object.freeze({
+    uid,
+    address: `127.0.0.1:${10_000 + (i % 50_000)}`,
+    pid: process.pid,
+    version: '1.0.0',
+    tags: Object.freeze(['bench']),
+    extra: Object.freeze({}),
+    secure: false,
+    options,
+  });
+  held.set(uid, worker);
+}
+const holding = await settled();
+process.send?.({ floor: { bare, rxjs, holding, held: held.size } });
+process.disconnect();
