@@ -10,7 +10,10 @@
 // adds to make, argv[6]: the capacity, argv[7]: this publisher's first slot,
 // argv[8]: untimed adds first (into the slots after its `count`).
 // Talks to the parent over IPC: `ready`, then `{ op: 'run' }` → `published`
-// (CLOCK_MONOTONIC when the last add was done) and the CPU it used.
+// (CLOCK_MONOTONIC when the last add was done) and the CPU it used. Run
+// without IPC (test/bench/bareFloor.test.ts, under strace): makes the
+// warm-up adds, then `count` adds between two stats of `<dir>/trace-start`
+// and `<dir>/trace-end` (missing files: markers in the trace), and exits.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { flock } from '../../src/backends/local/flockAddon.js';
@@ -76,6 +79,14 @@ function add(i: number): void {
   flock(rx, 'un');
   // The notification, after the lock.
   writeSync(notifyFd, marker, 0, marker.length, 0);
+}
+
+if (process.send === undefined) {
+  for (let i = count; i < count + warmup; i += 1) add(i);
+  statSync(join(dir, 'trace-start'), { throwIfNoEntry: false });
+  for (let i = 0; i < count; i += 1) add(i);
+  statSync(join(dir, 'trace-end'), { throwIfNoEntry: false });
+  process.exit(0);
 }
 
 process.on('message', (message: { op: string }) => {

@@ -1,0 +1,23 @@
+// Test child (test/bench/bareFloor.test.ts, run under strace): a woolrx
+// publisher makes `warmup` adds, then `count` adds between two stats of
+// `<markers>/trace-start` and `<markers>/trace-end` (missing files: markers
+// in the trace), withdraws everything and exits.
+// argv[2]: namespace, argv[3]: markers directory, argv[4]: count, argv[5]: warm-up adds.
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { localDiscovery } from '../../../src/backends/local/index.js';
+import { workerInfo } from '../../../src/model/workerInfo.js';
+
+const [namespace = '', markers = '', countArg = '1', warmupArg = '5'] = process.argv.slice(2);
+const count = Number(countArg);
+const warmup = Number(warmupArg);
+const publisher = localDiscovery(namespace, { capacity: count + warmup, pollInterval: false }).publisher();
+// The bench's worker shape (bench/local/bulkPublisherProcess.ts).
+const worker = (i: number) => workerInfo({ uid: randomUUID(), address: `127.0.0.1:${10_000 + i}`, pid: process.pid, version: '1.0.0', tags: ['bench'] });
+const timed = Array.from({ length: count }, (_, i) => worker(warmup + i));
+for (let i = 0; i < warmup; i += 1) await publisher.publish('worker-added', worker(i));
+statSync(join(markers, 'trace-start'), { throwIfNoEntry: false });
+for (const w of timed) await publisher.publish('worker-added', w);
+statSync(join(markers, 'trace-end'), { throwIfNoEntry: false });
+await publisher.close();
