@@ -81,8 +81,11 @@ function add(i: number): void {
   writeSync(notifyFd, marker, 0, marker.length, 0);
 }
 
+// Warm-up, untimed: into the slots after this publisher's `count` (the
+// parent spaces publishers that far apart).
+for (let i = count; i < count + warmup; i += 1) add(i);
+
 if (process.send === undefined) {
-  for (let i = count; i < count + warmup; i += 1) add(i);
   statSync(join(dir, 'trace-start'), { throwIfNoEntry: false });
   for (let i = 0; i < count; i += 1) add(i);
   statSync(join(dir, 'trace-end'), { throwIfNoEntry: false });
@@ -97,8 +100,5 @@ process.on('message', (message: { op: string }) => {
   process.send?.({ published: process.hrtime.bigint().toString(), cpu_us: used.user + used.system });
   process.disconnect();
 });
-// Warm-up, untimed: into the slots after this publisher's `count` (the
-// parent spaces publishers that far apart).
-for (let i = count; i < count + warmup; i += 1) add(i);
 (globalThis as { gc?: () => void }).gc?.();
 process.send?.({ ready: true });

@@ -11,6 +11,10 @@
  *   package) subscribing to a namespace where `workers` workers are
  *   registered: its RSS once synced, after a full GC, and before
  *   subscribing.
+ *
+ * Each has its floor, measured in the same run: {@link benchLocalBulkFloor}
+ * (the same adds' system calls, bare) and {@link benchLocalMemoryFloor} (a
+ * plain Node.js process, with RxJS, holding the same workers as plain objects).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
