@@ -1,8 +1,8 @@
 /*
- * woolrx's flock(2) addon: one function, `flock(fd, operation)`, built
- * against Node-API (ABI-stable), so one binary per platform loads in every
- * Node.js and Electron release that has Node-API 1 (all of them since
- * Node 8.6), with no rebuild.
+ * woolrx's flock(2) addon: two functions, `flock(fd, operation)` and
+ * `ofdlock(fd, operation, offset)`, built against Node-API (ABI-stable), so
+ * one binary per platform loads in every Node.js and Electron release that
+ * has Node-API 1 (all of them since Node 8.6), with no rebuild.
  *
  *   flock(fd: number, operation: number): number
  *
@@ -14,9 +14,22 @@
  *
  * It must be flock(2) itself: wool's portalocker takes flock(2) locks, and
  * on Linux fcntl/OFD locks do not exclude them.
+ *
+ *   ofdlock(fd: number, operation: number, offset: number): number
+ *
+ * A one-byte open-file-description lock (fcntl F_OFD_*) at `offset`, which
+ * on Linux neither excludes nor is excluded by flock(2) on the same file:
+ * woolrx's publishers waiting for the namespace lock hold a shared one on
+ * woolrx's lock file, so that the holder can see that someone waits.
+ * `operation` 0 asks whether another open file description holds one (1:
+ * yes, 0: no), 1 takes a shared one without waiting, 2 releases it (0 on
+ * success). Returns the negated errno on failure; retries on EINTR.
  */
+#define _GNU_SOURCE
 #define NAPI_VERSION 1
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <sys/file.h>
 #include <node_api.h>
 
@@ -58,10 +71,44 @@ static napi_value woolrx_flock(napi_env env, napi_callback_info info) {
   return answer;
 }
 
+static napi_value woolrx_ofdlock(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 3) return throw_type_error(env, "ofdlock(fd, operation, offset) takes three numbers");
+  int32_t values[3];
+  for (int i = 0; i < 3; i += 1) {
+    napi_valuetype type;
+    CHECK(napi_typeof(env, argv[i], &type));
+    if (type != napi_number) return throw_type_error(env, "ofdlock: fd, operation and offset must be numbers");
+    CHECK(napi_get_value_int32(env, argv[i], &values[i]));
+  }
+  int32_t fd = values[0], operation = values[1], offset = values[2];
+  if (fd < 0 || operation < 0 || operation > 2 || offset < 0) {
+    return throw_type_error(env, "ofdlock: fd and offset must be >= 0 and operation 0 (query), 1 (share) or 2 (release)");
+  }
+  struct flock lock;
+  memset(&lock, 0, sizeof lock);
+  lock.l_whence = SEEK_SET;
+  lock.l_start = offset;
+  lock.l_len = 1;
+  lock.l_type = operation == 0 ? F_WRLCK : operation == 1 ? F_RDLCK : F_UNLCK;
+  int result;
+  do {
+    result = fcntl(fd, operation == 0 ? F_OFD_GETLK : F_OFD_SETLK, &lock);
+  } while (result != 0 && errno == EINTR);
+  int answer_value = result != 0 ? -errno : operation == 0 ? (lock.l_type != F_UNLCK) : 0;
+  napi_value answer;
+  CHECK(napi_create_int32(env, answer_value, &answer));
+  return answer;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value fn;
   CHECK(napi_create_function(env, "flock", NAPI_AUTO_LENGTH, woolrx_flock, NULL, &fn));
   CHECK(napi_set_named_property(env, exports, "flock", fn));
+  CHECK(napi_create_function(env, "ofdlock", NAPI_AUTO_LENGTH, woolrx_ofdlock, NULL, &fn));
+  CHECK(napi_set_named_property(env, exports, "ofdlock", fn));
   return exports;
 }
 

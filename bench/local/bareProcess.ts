@@ -4,6 +4,11 @@
 // What any Node.js implementation of wool's layout with woolrx's journal
 // pays per add on this machine (see benchLocalBulkFloor in bulk.ts).
 //
+// Like a woolrx publisher it keeps the namespace lock across adds for up to
+// LOCK_LINGER_MS after taking it, unless another publisher says it waits
+// (then it releases after each add); taken afresh, the lock costs the path
+// checks, the slot table, the intent record and the journal head again.
+//
 // argv[2]: a directory in /dev/shm shared by every bare publisher of a run
 // (their woolrx lock, segment, journal), argv[3]: wool's lock file (in the
 // temp directory, like wool's), argv[4]: the notification file, argv[5]:
@@ -12,11 +17,15 @@
 // Talks to the parent over IPC: `ready`, then `{ op: 'run' }` → `published`
 // (CLOCK_MONOTONIC when the last add was done) and the CPU it used. Run
 // without IPC (test/bench/bareFloor.test.ts, under strace): makes the
-// warm-up adds, then `count` adds between two stats of `<dir>/trace-start`
-// and `<dir>/trace-end` (missing files: markers in the trace), and exits.
+// warm-up adds, then one add of each kind (see VARIANTS, into the slots
+// after the warm-up's: the capacity must hold count + warm-up + 4), each after a stat
+// of `<dir>/trace-add` and the first after a stat of `<dir>/trace-start`,
+// the last followed by a stat of `<dir>/trace-end` (missing files: markers
+// in the trace), and exits.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { flock } from '../../src/backends/local/flockAddon.js';
+import { flock, ofdlock } from '../../src/backends/local/flockAddon.js';
+import { LOCK_LINGER_MS } from '../../src/backends/local/NamespaceWriter.js';
 
 const [dir = '', woolLock = '', notify = '', countArg = '0', capacityArg = '0', firstArg = '0', warmupArg = '0'] = process.argv.slice(2);
 const warmup = Number(warmupArg);
@@ -46,48 +55,93 @@ const record = Buffer.alloc(40 + 95); // the header and payload of a bench worke
 const head = Buffer.alloc(24);
 const marker = Buffer.alloc(40, 0x20);
 const BLOCK_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+/** woolrx's lock file's byte that waiting publishers hold shared (WoolFlock's WAITING_BYTE). */
+const WAITING_BYTE = 4096;
+
+/** The lock is held from an earlier add (kept), and since when. */
+let kept = false;
+let takenAt = 0;
+
+/** How an add ends: by the rule (the time bound, then a waiter), or forced (the traced variants). */
+type Ending = 'rule' | 'keep' | 'release';
 
 /** One add: the woolrx publisher's system calls, in its order. */
-function add(i: number): void {
+function add(i: number, ending: Ending = 'rule'): void {
   const slot = first + i;
   uid.writeUInt32LE(process.pid, 0);
   uid.writeUInt32LE(slot + 1, 4);
-  // woolrx's lock, then wool's, each path re-checked once locked; a busy
-  // lock is waited for in the kernel (best case: the waiter runs the moment
-  // it is free, and burns no CPU meanwhile).
-  flock(rx, 'ex');
-  statSync(rxLock);
-  flock(wool, 'ex');
-  statSync(woolLock);
-  // The segment still at its path; its slot table; the intent record.
-  statSync(segmentPath);
-  readSync(segment, table, 0, table.length, 16);
-  readSync(rx, intent, 0, SLOT, 0);
+  if (!kept) {
+    // woolrx's lock, then wool's, each path re-checked once locked; a busy
+    // lock is waited for in the kernel (best case: the waiter runs the
+    // moment it is free, and burns no CPU meanwhile), saying it waits.
+    if (!flock(rx, 'exnb')) {
+      ofdlock(rx, 'share', WAITING_BYTE);
+      flock(rx, 'ex');
+      ofdlock(rx, 'release', WAITING_BYTE);
+    }
+    statSync(rxLock);
+    flock(wool, 'ex');
+    statSync(woolLock);
+    takenAt = performance.now();
+    // The segment still at its path; its slot table; the intent record.
+    statSync(segmentPath);
+    readSync(segment, table, 0, table.length, 16);
+    readSync(rx, intent, 0, SLOT, 0);
+  } else {
+    // Kept: only the segment's path is checked again.
+    statSync(segmentPath);
+  }
   writeSync(rx, uid, 0, SLOT, 0);
   // The block: created, written whole, its inode noted, closed.
   const fd = openSync(join(dir, `b-${process.pid}-${i}`), BLOCK_FLAGS, 0o600);
   writeSync(fd, block, 0, block.length, 0);
   fstatSync(fd);
   closeSync(fd);
-  // The slot, the intent cleared, the journal record and head.
+  // The slot, the intent cleared, the journal record and head (the head is
+  // read only under a lock taken afresh).
   writeSync(segment, uid, 0, SLOT, 16 + SLOT * slot);
   writeSync(rx, free, 0, SLOT, 0);
-  readSync(journal, head, 0, 24, 0);
+  if (!kept) readSync(journal, head, 0, 24, 0);
   writeSync(journal, record, 0, record.length, 64 + RECORD * (slot % RECORDS));
   writeSync(journal, head, 0, 8, 16);
-  flock(wool, 'un');
-  flock(rx, 'un');
-  // The notification, after the lock.
+  // Kept for the next add while within the bound and nobody waits.
+  kept =
+    ending === 'keep' ||
+    (ending === 'rule' && performance.now() - takenAt < LOCK_LINGER_MS && !ofdlock(rx, 'query', WAITING_BYTE));
+  if (ending === 'keep') ofdlock(rx, 'query', WAITING_BYTE);
+  if (!kept) {
+    flock(wool, 'un');
+    flock(rx, 'un');
+  }
+  // The notification.
   writeSync(notifyFd, marker, 0, marker.length, 0);
 }
+
+/**
+ * The kinds of add the trace shows, in an order that reaches each: the lock
+ * taken afresh then kept, kept and kept again, kept then released (the
+ * bound passed), taken afresh and released (the bound passed within it).
+ */
+const VARIANTS: readonly Ending[] = ['keep', 'keep', 'release', 'release'];
 
 // Warm-up, untimed: into the slots after this publisher's `count` (the
 // parent spaces publishers that far apart).
 for (let i = count; i < count + warmup; i += 1) add(i);
+// Released before waiting for the start (a woolrx publisher releases it
+// when its event loop turns): other publishers warm up meanwhile.
+if (kept) {
+  flock(wool, 'un');
+  flock(rx, 'un');
+  kept = false;
+}
 
 if (process.send === undefined) {
   statSync(join(dir, 'trace-start'), { throwIfNoEntry: false });
-  for (let i = 0; i < count; i += 1) add(i);
+  // Into the slots after the warm-up's.
+  VARIANTS.forEach((ending, k) => {
+    statSync(join(dir, 'trace-add'), { throwIfNoEntry: false });
+    add(count + warmup + k, ending);
+  });
   statSync(join(dir, 'trace-end'), { throwIfNoEntry: false });
   process.exit(0);
 }
@@ -96,6 +150,10 @@ process.on('message', (message: { op: string }) => {
   if (message.op !== 'run') return;
   const cpu = process.cpuUsage();
   for (let i = 0; i < count; i += 1) add(i);
+  if (kept) {
+    flock(wool, 'un');
+    flock(rx, 'un');
+  }
   const used = process.cpuUsage(cpu);
   process.send?.({ published: process.hrtime.bigint().toString(), cpu_us: used.user + used.system });
   process.disconnect();

@@ -11,52 +11,96 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 
 /** System calls that touch files (what a publish is made of); the rest (memory, the event loop, signals) is left out. */
-const FILE_CALLS = new Set(['flock', 'statx', 'newfstatat', 'fstat', 'stat', 'lstat', 'openat', 'open', 'close', 'pread64', 'pwrite64', 'read', 'write', 'unlink', 'unlinkat', 'rename', 'renameat2', 'ftruncate', 'fsync', 'fdatasync', 'mkdir', 'mkdirat', 'fchmod']);
+const FILE_CALLS = new Set(['flock', 'fcntl', 'statx', 'newfstatat', 'fstat', 'stat', 'lstat', 'openat', 'open', 'close', 'pread64', 'pwrite64', 'read', 'write', 'unlink', 'unlinkat', 'rename', 'renameat2', 'ftruncate', 'fsync', 'fdatasync', 'mkdir', 'mkdirat', 'fchmod']);
+
+/** The calls that take, keep and release the lock, and read what a lock taken afresh must read again. */
+const LOCK_CALLS = ['flock', 'fcntl', 'statx', 'pread64'];
 
 /**
  * The names of the file system calls the main thread of `node --import tsx <args>` made between a stat
- * of `trace-start` and one of `trace-end` (strace without -f: the main thread only, where synchronous
- * file calls run). Reads and writes of descriptors 0-2 are left out.
+ * of `trace-start` and one of `trace-end`, one list per add (each add follows a stat of `trace-add`).
+ * Every file call (strace without -f: the main thread only, where synchronous file calls run; reads and
+ * writes of descriptors 0-2 left out), or with `only`, those calls alone: then the others run
+ * untraced (seccomp), so that an add takes a fraction of the time and a lock can be kept across adds.
  */
-function traced(args: string[]): string[] {
+function traced(args: string[], only?: readonly string[]): string[][] {
   const dir = mkdtempSync(join(tmpdir(), 'woolrx-trace-'));
   const out = join(dir, 'trace');
   try {
-    const run = spawnSync('strace', ['-qq', '-o', out, process.execPath, '--import', 'tsx', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    // --seccomp-bpf needs -f, which traces every thread: the main one's lines start with the process's pid.
+    const options = only === undefined ? ['-qq'] : ['-qq', '-f', '--seccomp-bpf', '-e', `trace=${only.join(',')}`];
+    const run = spawnSync('strace', [...options, '-o', out, process.execPath, '--import', 'tsx', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     assert.equal(run.status, 0, `strace ${args.join(' ')} failed: ${run.error?.message ?? ''}${run.stderr}`);
     const lines = readFileSync(out, 'utf8').split('\n');
+    const main = only === undefined ? '' : `${/^(\d+) /.exec(lines[0] ?? '')?.[1] ?? 'none'} `;
     const start = lines.findIndex((line) => line.includes('trace-start'));
     const end = lines.findIndex((line) => line.includes('trace-end'));
     assert.ok(start >= 0 && end > start, 'both markers are in the trace');
-    return lines
-      .slice(start + 1, end)
-      .map((line) => /^(\w+)\((\d+)?/.exec(line))
-      .filter((match): match is RegExpExecArray => match !== null && FILE_CALLS.has(match[1] ?? ''))
-      .filter((match) => !((match[1] === 'read' || match[1] === 'write') && Number(match[2]) <= 2))
-      .map((match) => match[1] ?? '');
+    const adds: string[][] = [];
+    for (const line of lines.slice(start + 1, end)) {
+      if (!line.startsWith(main)) continue;
+      if (line.includes('trace-add')) {
+        adds.push([]);
+        continue;
+      }
+      const match = /^(\w+)\((\d+)?/.exec(line.slice(main.length));
+      const call = match?.[1] ?? '';
+      if (!FILE_CALLS.has(call) || ((call === 'read' || call === 'write') && Number(match?.[2]) <= 2)) continue;
+      adds.at(-1)?.push(call);
+    }
+    return adds;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** Asserts that each woolrx add made the calls of one of the floor's kinds of add. */
+function assertKinds(woolrx: string[][], bare: string[][]): void {
+  assert.equal(bare.length, 4, 'four kinds of bare add traced');
+  const kinds = new Set(bare.map((calls) => calls.join(' ')));
+  assert.equal(kinds.size, 4, `the four kinds differ (${[...kinds].join(' | ')})`);
+  for (const [i, calls] of woolrx.entries()) {
+    assert.ok(
+      kinds.has(calls.join(' ')),
+      `woolrx add ${i} (${calls.join(' ')}) is none of the floor's kinds of add (${[...kinds].join(' | ')}): ` +
+        'when the publish path changes, change bench/local/bareProcess.ts with it',
+    );
+  }
+}
+
 describe('the bulk floor (bench/local/bareProcess.ts)', () => {
-  it('makes the very system calls of a woolrx add, in its order', () => {
-    const namespace = uniqueNamespace('floor');
+  const namespace = uniqueNamespace('floor');
+  /** Traces `count` woolrx adds after five untimed ones (a steady state), and the floor's adds of each kind. */
+  function trace(count: number, only?: readonly string[]): { woolrx: string[][]; bare: string[][] } {
     const markers = mkdtempSync(join(tmpdir(), 'woolrx-trace-markers-'));
     const shm = mkdtempSync('/dev/shm/woolrx-test-bare-');
     const tmp = mkdtempSync(join(tmpdir(), 'woolrx-test-bare-'));
     try {
-      // Two adds each, after five untimed ones: the second shows a steady state.
-      const woolrx = traced(['test/bench/children/tracedPublish.ts', namespace, markers, '2', '5']);
-      const bare = traced(['bench/local/bareProcess.ts', shm, join(tmp, 'lock'), join(tmp, 'notify'), '2', '16', '0', '5']);
-      assert.ok(woolrx.length >= 30, `a woolrx add makes file system calls (${woolrx.join(' ')})`);
-      assert.deepEqual(
-        bare,
-        woolrx,
-        'the floor must make the system calls a woolrx add makes: when the publish path changes, change bench/local/bareProcess.ts with it',
-      );
+      const woolrx = traced(['test/bench/children/tracedPublish.ts', namespace, markers, String(count), '5'], only);
+      // The lock taken afresh then kept, kept and kept again, kept then released, taken afresh and released.
+      const bare = traced(['bench/local/bareProcess.ts', shm, join(tmp, 'lock'), join(tmp, 'notify'), '2', '16', '0', '5'], only);
+      assert.equal(woolrx.length, count, `${count} woolrx adds traced`);
+      return { woolrx, bare };
     } finally {
       for (const dir of [markers, shm, tmp]) rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it('makes the very file system calls of a woolrx add, in its order', () => {
+    const { woolrx, bare } = trace(4);
+    for (const calls of woolrx) assert.ok(calls.length >= 12, `a woolrx add makes file system calls (${calls.join(' ')})`);
+    assertKinds(woolrx, bare);
+  });
+
+  it('takes, keeps and releases the lock as woolrx does across a burst of adds', () => {
+    // Traced alone, these calls leave the adds fast enough for the lock to
+    // be kept across some (a lock taken afresh begins with a flock).
+    let kept = 0;
+    for (let attempt = 0; attempt < 3 && kept === 0; attempt += 1) {
+      const { woolrx, bare } = trace(12, LOCK_CALLS);
+      assertKinds(woolrx, bare);
+      kept = woolrx.filter((calls) => calls[0] !== 'flock').length;
+    }
+    assert.ok(kept > 0, 'some woolrx add of a burst ran under the lock kept from the one before');
   });
 });

@@ -160,7 +160,7 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
     assert.equal(built.status, 0, `musl-gcc (Debian: apt-get install musl-tools): ${built.stderr}`);
     const run = spawnSync(harness, [join(REPO, 'prebuilds/linux-x64/woolrx-flock.musl.node'), join(tmp, 'lock')], { encoding: 'utf8', timeout: 30_000 });
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stdout.trim(), '0 11 0', 'locked, EWOULDBLOCK through a second open file description, unlocked');
+    assert.equal(run.stdout.trim(), '0 11 0 1 0', 'locked, EWOULDBLOCK through a second open file description, unlocked; a waiter seen, then gone');
   });
 
   it('linux-arm64: the official arm64 Node loads the prebuilt addon (under qemu-user) and its flock excludes an x64 holder', () => {
@@ -181,7 +181,11 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
         "const fd = fs.openSync(process.argv[3], 'r+');",
         // LOCK_EX | LOCK_NB: EWOULDBLOCK (11) while the x64 process holds it.
         'const busy = addon.exports.flock(fd, 6);',
-        "process.stdout.write(JSON.stringify({ arch: process.arch, busy }) + '\\n');",
+        // A waiter's shared byte (ofdlock share) seen through another open file description.
+        "const other = fs.openSync(process.argv[3], 'r+');",
+        'addon.exports.ofdlock(other, 1, 4096);',
+        'const waited = addon.exports.ofdlock(fd, 0, 4096);',
+        "process.stdout.write(JSON.stringify({ arch: process.arch, busy, waited }) + '\\n');",
       ].join('\n'),
     );
     const addon = join(REPO, 'prebuilds/linux-arm64/woolrx-flock.glibc.node');
@@ -191,6 +195,6 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
       { encoding: 'utf8', timeout: 150_000 },
     );
     assert.equal(locker.status, 0, locker.stderr);
-    assert.deepEqual(JSON.parse(locker.stdout), { arch: 'arm64', busy: 11 });
+    assert.deepEqual(JSON.parse(locker.stdout), { arch: 'arm64', busy: 11, waited: 1 });
   });
 });

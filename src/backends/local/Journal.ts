@@ -107,6 +107,12 @@ export class Journal {
   readonly epoch: bigint;
   readonly #header: Buffer;
   #scratch: Buffer;
+  /**
+   * The head this writer's last {@link Journal.append} left, while the
+   * namespace lock it was written under is still held (see
+   * {@link Journal.forgetHead}); `undefined`: read it from the file.
+   */
+  #written: number | undefined;
 
   /** @param fd A descriptor whose header Journal.#readHeader accepted, read into `header`. */
   private constructor(fd: number, header: Buffer) {
@@ -264,6 +270,16 @@ export class Journal {
   }
 
   /**
+   * Forgets the head the last append left: to call whenever the namespace
+   * lock is taken afresh (another holder may have appended since). While
+   * the lock stays held, appends take the head they left instead of
+   * reading it.
+   */
+  forgetHead(): void {
+    this.#written = undefined;
+  }
+
+  /**
    * Appends one record. Call under the namespace lock.
    * @param type JOURNAL_ADDED, JOURNAL_UPDATED or JOURNAL_DROPPED.
    * @param uid The worker's 16 UUID bytes.
@@ -271,7 +287,7 @@ export class Journal {
    * @param payload The protobuf bytes (added/updated), or `undefined`.
    */
   append(type: number, uid: Buffer, slot: number, payload: Uint8Array | undefined): void {
-    const seq = this.head();
+    const seq = this.#written ?? this.head();
     const fits = payload === undefined || RECORD_HEADER + payload.length <= this.recordSize;
     const length = payload === undefined ? 0 : payload.length;
     const size = RECORD_HEADER + (fits ? length : 0);
@@ -286,7 +302,9 @@ export class Journal {
     writeSync(this.fd, record, 0, size, HEADER_SIZE + (seq % this.count) * this.recordSize);
     const head = this.#header;
     writeU64(head, 16, seq + 1);
+    this.#written = undefined;
     writeSync(this.fd, head, 16, 8, 16);
+    this.#written = seq + 1;
   }
 
   /**

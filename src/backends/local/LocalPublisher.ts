@@ -114,7 +114,7 @@ export class LocalPublisher extends PublisherBase {
         // Holding both locks: may also unlink wool's lock file.
         cleanupNamespace(this.#names);
         return 0;
-      }, false);
+      }, false, false);
       // Empty once released if the namespace (or just the journal) is gone; a no-op otherwise.
       removeLockParent(this.#names);
     } catch (error) {

@@ -17,6 +17,16 @@ import type { LocalNames, LocalSettings } from './types.js';
 import { uidBytes } from './uidBytes.js';
 import { WoolFlock } from './WoolFlock.js';
 
+/**
+ * How long a writer may keep the namespace lock after a section for the
+ * next one, in ms (see {@link NamespaceWriter.locked}): a burst of publishes
+ * pays the lock, the path checks and the slot-table read once per this long
+ * instead of once per publish. wool's own publishers retry a busy lock every
+ * millisecond.
+ * @internal
+ */
+export const LOCK_LINGER_MS = 1;
+
 /** Thrown inside a critical section when the segment has no `WLD1` header yet. */
 export class SegmentNotReady extends Error {}
 
@@ -51,6 +61,12 @@ export class NamespaceWriter {
   #tableLength = 0;
   /** Where each uid and the first free slot are in {@link NamespaceWriter.table}. */
   readonly #index = new SlotIndex();
+  /** The lock kept after the last section (see {@link NamespaceWriter.locked}), or `undefined`. */
+  #kept: (() => void) | undefined;
+  /** When the lock now held or kept was taken. */
+  #takenAt = 0;
+  /** Releases a kept lock once the event loop turns. */
+  #letGo: ReturnType<typeof setImmediate> | undefined;
 
   /**
    * @param names The namespace's names.
@@ -113,26 +129,50 @@ export class NamespaceWriter {
    * (created when `create` and missing), retrying while the segment is not
    * ready; then touches the notification file once per journal record the
    * section reports.
+   *
+   * A section that succeeds may keep the lock for the next one, so that a
+   * burst of changes takes it once: until the event loop turns (the release
+   * is scheduled with `setImmediate`), never for a section begun more than
+   * {@link LOCK_LINGER_MS} after the lock was taken, and never while another
+   * woolrx publisher says it waits for the lock (see
+   * {@link WoolFlock.announce}): those sections release it at their end. A kept lock stays valid: nobody else can have changed
+   * the slot table, the lock files or the intent record meanwhile, so the
+   * next section reads none of them again (the segment's path is still
+   * checked: wool's owner unlinks it at exit without the lock). A failed
+   * section, and one with `keep` false, releases at its end.
    * @param section The synchronous read-modify-write; returns how many
    * journal records it appended that still owe a notification.
    * @param create Create the segment if there is none.
+   * @param keep May keep the lock for the next section (`false`: the caller
+   * is about to take it again from another descriptor, or is leaving).
    */
-  async locked(section: (segment: SegmentFile | undefined) => number, create: boolean): Promise<void> {
+  async locked(section: (segment: SegmentFile | undefined) => number, create: boolean, keep = true): Promise<void> {
     const deadline = performance.now() + this.#settings.lockTimeout;
     for (;;) {
-      const release = await acquireNamespaceLock(this.#lockOptions);
+      let release = this.#kept;
+      const kept = release !== undefined;
+      this.#kept = undefined;
+      if (release === undefined) {
+        release = await acquireNamespaceLock(this.#lockOptions);
+        this.#takenAt = performance.now();
+        // Another holder may have appended since our last section.
+        this.#journal?.forgetHead();
+      }
       this.#everLocked = true;
       let notReady = false;
       let records = 0;
+      let done = false;
       try {
-        const segment = this.#currentSegment(create);
-        if (segment !== undefined) this.#recoverIntent();
+        const segment = this.#currentSegment(create, kept);
+        if (segment !== undefined && !kept) this.#recoverIntent();
         records = section(segment);
+        done = true;
       } catch (error) {
         if (!(error instanceof SegmentNotReady)) throw error;
         notReady = true;
       } finally {
-        release();
+        if (done && keep && performance.now() - this.#takenAt < LOCK_LINGER_MS && !this.#rxFlock.waited()) this.#keep(release);
+        else release();
       }
       if (notReady) {
         if (performance.now() >= deadline) {
@@ -142,16 +182,30 @@ export class NamespaceWriter {
         continue;
       }
       // One record, one notification (see JournalFollower#match). The touch
-      // wakes every subscriber, wool's and woolrx's; it comes last, after
-      // releasing the lock, so that a woken subscriber finds the work done
-      // and the lock free (the file is on the temp directory's file system,
-      // often a journaling disk one: ~0.02-0.1 ms a write, more during a
-      // commit — not to be paid while holding the lock). The file is removed
-      // only with the segment: it is re-checked only if the segment had to
-      // be (re)opened.
+      // wakes every subscriber, wool's and woolrx's, after the section: a
+      // woken subscriber reads without the lock, so it finds the work done
+      // whether or not the lock is still kept. The file is removed only with
+      // the segment: it is re-checked only if the segment had to be
+      // (re)opened.
       for (let i = 0; i < records; i += 1) touchNotify(this.#names, this.#segmentReopened);
       return;
     }
+  }
+
+  /** Keeps the lock after a section; released when the event loop turns, unless a section takes it first. */
+  #keep(release: () => void): void {
+    this.#kept = release;
+    this.#letGo ??= setImmediate(() => {
+      this.#letGo = undefined;
+      this.#release();
+    });
+  }
+
+  /** Releases a kept lock now. Idempotent. */
+  #release(): void {
+    const release = this.#kept;
+    this.#kept = undefined;
+    release?.();
   }
 
   /**
@@ -248,8 +302,11 @@ export class NamespaceWriter {
     this.#journal = undefined;
   }
 
-  /** Closes everything this writer holds, wool's lock file included. Idempotent. */
+  /** Closes everything this writer holds, wool's lock file included (a kept lock is released). Idempotent. */
   close(): void {
+    if (this.#letGo !== undefined) clearImmediate(this.#letGo);
+    this.#letGo = undefined;
+    this.#release();
     this.forget();
     this.#woolFlock.close();
     this.#rxFlock.close();
@@ -283,8 +340,13 @@ export class NamespaceWriter {
     this.intend(undefined);
   }
 
-  /** The segment the name points at now (under the lock); `SegmentNotReady` while its header is missing. */
-  #currentSegment(create: boolean): SegmentFile | undefined {
+  /**
+   * The segment the name points at now (under the lock), with its slot
+   * table read — unless the lock was kept since the last section and the
+   * segment is the same (then the table held is current); `SegmentNotReady`
+   * while its header is missing.
+   */
+  #currentSegment(create: boolean, kept: boolean): SegmentFile | undefined {
     const path = this.#names.segmentPath;
     if (this.#segment !== undefined && !this.#segment.isAt(path)) {
       this.#segment.close();
@@ -305,6 +367,7 @@ export class NamespaceWriter {
       this.#segment = segment;
     }
     if (this.#segment === undefined) return undefined;
+    if (kept && !this.#segmentReopened) return this.#segment;
     const capacity = this.#segment.capacity();
     const problem = this.#segment.problem;
     if (capacity === undefined && problem?.kind === 'too-large') {

@@ -145,7 +145,7 @@ export class Reclaimer {
           if (writer.withdraw(segment, worker.uid)) reclaimed.push(worker);
         }
         return reclaimed.length;
-      }, false)
+      }, false, false)
       .then(
         () => {
           for (const { uid, pid } of reclaimed) {

@@ -1,6 +1,6 @@
 import { closeSync, constants, statSync } from 'node:fs';
 import { ensureSafeDir } from './ensureSafeDir.js';
-import { flock, loadFlock } from './flockAddon.js';
+import { flock, loadFlock, ofdlock } from './flockAddon.js';
 import { openSafe } from './openSafe.js';
 
 /** How wool (and the test peer) opens its lock file: read-write, created on demand, mode 0600. */
@@ -9,6 +9,13 @@ const OPEN_MODE = 0o600;
 
 /** Re-opens after finding the path unlinked or replaced, at most this often per attempt. */
 const REOPENS = 4;
+
+/**
+ * The byte of the lock file that descriptors waiting for the lock hold a
+ * shared open-file-description lock on ({@link WoolFlock.announce}); past
+ * woolrx's 16-byte intent record, and independent of the `flock(2)`.
+ */
+const WAITING_BYTE = 4096;
 
 /**
  * wool's namespace lock: an exclusive `flock(2)` on
@@ -34,6 +41,8 @@ export class WoolFlock {
   #dev = 0;
   #ino = 0;
   #locked = false;
+  /** This descriptor holds {@link WAITING_BYTE} shared (it says it waits). */
+  #announced = false;
 
   /**
    * @param path The lock file (`LocalNames.lockPath` or `LocalNames.rxLockPath`).
@@ -89,6 +98,32 @@ export class WoolFlock {
     return false;
   }
 
+  /**
+   * Says that this descriptor waits for the lock, or no longer does: a
+   * shared lock on a byte of the file apart from the `flock(2)` (an
+   * open-file-description lock), which a holder sees with
+   * {@link WoolFlock.waited}; released with the descriptor too, so a waiter
+   * that dies stops saying it. A no-op without a descriptor (nothing opened
+   * yet) and when already so.
+   * @param waiting Whether it waits.
+   */
+  announce(waiting: boolean): void {
+    const fd = this.#fd;
+    if (fd === undefined || waiting === this.#announced) return;
+    ofdlock(fd, waiting ? 'share' : 'release', WAITING_BYTE);
+    this.#announced = waiting;
+  }
+
+  /**
+   * Whether another descriptor (in any process) says it waits for this lock
+   * ({@link WoolFlock.announce}). `false` without a descriptor.
+   * @returns Whether someone waits.
+   */
+  waited(): boolean {
+    const fd = this.#fd;
+    return fd !== undefined && ofdlock(fd, 'query', WAITING_BYTE);
+  }
+
   /** Releases the lock (the descriptor stays open for the next `tryLock`). No-op if not held. */
   unlock(): void {
     if (!this.#locked) return;
@@ -110,6 +145,7 @@ export class WoolFlock {
 
   #drop(): void {
     this.#locked = false;
+    this.#announced = false;
     if (this.#fd === undefined) return;
     const fd = this.#fd;
     this.#fd = undefined;

@@ -151,14 +151,23 @@ export function removeLockParent(names: Pick<NamespaceLockOptions, 'lockDirPath'
   }
 }
 
-/** Retries `held` without blocking the event loop until `deadline`: next turns of the loop a few times, then 1, 2, 4 ... `maxDelay` ms. */
-async function acquireOne(held: Held, options: NamespaceLockOptions, deadline: number, maxDelay: number): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    if (tryOnce(held)) return;
-    const left = deadline - performance.now();
-    if (left <= 0) throw new LockTimeoutError(options.namespace, options.lockTimeout);
-    if (attempt < 8) await yieldToLoop();
-    else await sleep(Math.min(retryDelay(attempt - 8, 1, maxDelay), left));
+/**
+ * Retries `held` without blocking the event loop until `deadline`: next
+ * turns of the loop a few times, then 1, 2, 4 ... `maxDelay` ms. With
+ * `announce`, says it waits while it does ({@link WoolFlock.announce}).
+ */
+async function acquireOne(held: Held, options: NamespaceLockOptions, deadline: number, maxDelay: number, announce = false): Promise<void> {
+  try {
+    for (let attempt = 0; ; attempt += 1) {
+      if (tryOnce(held)) return;
+      if (announce) held.flock.announce(true);
+      const left = deadline - performance.now();
+      if (left <= 0) throw new LockTimeoutError(options.namespace, options.lockTimeout);
+      if (attempt < 8) await yieldToLoop();
+      else await sleep(Math.min(retryDelay(attempt - 8, 1, maxDelay), left));
+    }
+  } finally {
+    if (announce) held.flock.announce(false);
   }
 }
 
@@ -185,8 +194,10 @@ export async function acquireNamespaceLock(options: NamespaceLockOptions): Promi
   const deadline = performance.now() + options.lockTimeout;
   const rx = rxFlockOf(options);
   try {
-    // Holders keep the lock for tens to hundreds of microseconds.
-    await acquireOne(rx, options, deadline, 20);
+    // Holders keep the lock for tens to hundreds of microseconds (up to a
+    // millisecond for a burst: see NamespaceWriter.locked, which stops
+    // keeping it once a waiter announces itself).
+    await acquireOne(rx, options, deadline, 20, true);
   } catch (error) {
     letGo(rx);
     throw error;

@@ -22,9 +22,12 @@ const OPERATIONS: Readonly<Record<FlockOperation, number>> = {
   un: LOCK_UN,
 };
 
-/** What `native/flock.c` exports: 0, or the errno. */
+/** What `native/flock.c` exports. */
 interface NativeFlock {
+  /** 0, or the errno. */
   flock(fd: number, operation: number): number;
+  /** 0 or 1 (query), 0 (share, release), or the negated errno. */
+  ofdlock(fd: number, operation: number, offset: number): number;
 }
 
 /** The binaries `npm run build` makes (scripts/build/prebuilds.mjs), by `<platform>-<arch>` and libc. */
@@ -98,7 +101,7 @@ function load(): NativeFlock {
       { cause: error },
     );
   }
-  if (typeof module.exports.flock !== 'function') {
+  if (typeof module.exports.flock !== 'function' || typeof module.exports.ofdlock !== 'function') {
     throw new FlockUnavailableError(label, `${file} is not woolrx's flock addon`);
   }
   native = module.exports as NativeFlock;
@@ -133,6 +136,35 @@ export function flock(fd: number, operation: FlockOperation): boolean {
   error.code = code;
   error.errno = -errno;
   error.syscall = 'flock';
+  throw error;
+}
+
+/** What {@link ofdlock} does: ask whether another description holds the byte, share it, or release it. */
+export type OfdOperation = 'query' | 'share' | 'release';
+
+const OFD_OPERATIONS: Readonly<Record<OfdOperation, number>> = { query: 0, share: 1, release: 2 };
+
+/**
+ * A one-byte open-file-description lock (`fcntl` `F_OFD_*`), which on Linux
+ * is independent of `flock(2)` on the same file; through woolrx's addon.
+ * @param fd An open descriptor.
+ * @param operation `'query'`: whether another open file description holds
+ * the byte (shared or exclusive); `'share'`: take it shared, never waiting;
+ * `'release'`: let it go.
+ * @param offset The byte.
+ * @returns For `'query'`, whether another holds it; otherwise `true`.
+ * @throws {FlockUnavailableError} When no prebuilt addon loads here.
+ * @throws An `Error` with `code` (`'EBADF'`, ...) for any failure.
+ * @internal
+ */
+export function ofdlock(fd: number, operation: OfdOperation, offset: number): boolean {
+  const answer = load().ofdlock(fd, OFD_OPERATIONS[operation], offset);
+  if (answer >= 0) return operation !== 'query' || answer === 1;
+  const code = errnoName(-answer);
+  const error = new Error(`fcntl(${fd}, F_OFD_*, ${operation} byte ${offset}) failed: ${code}`) as NodeJS.ErrnoException;
+  error.code = code;
+  error.errno = answer;
+  error.syscall = 'fcntl';
   throw error;
 }
 

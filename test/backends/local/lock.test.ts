@@ -1,10 +1,16 @@
 // The namespace lock against a real holder in another process.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { tryNamespaceLock } from '../../../src/backends/local/acquireNamespaceLock.js';
+import { ofdlock } from '../../../src/backends/local/flockAddon.js';
 import { localDiscovery, shortHash } from '../../../src/backends/local/index.js';
-import { assertClean, Child, isLockTimeout, killChildren, makeWorker, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
+import { localNames } from '../../../src/backends/local/localNames.js';
+import { LOCK_LINGER_MS } from '../../../src/backends/local/NamespaceWriter.js';
+import { WoolFlock } from '../../../src/backends/local/WoolFlock.js';
+import { assertClean, Child, isLockTimeout, killChildren, makeWorker, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];
 
@@ -58,3 +64,121 @@ describe('local namespace lock', () => {
     await publisher.close();
   });
 });
+
+describe('local namespace lock: a burst of publishes takes it once', () => {
+  /** Takes the namespace lock from another descriptor without waiting; releases it at once. @returns Whether it was free. */
+  function free(namespace: string): boolean {
+    const release = tryNamespaceLock({ ...localNames(namespace, TMP), lockTimeout: 0 });
+    release?.();
+    return release !== undefined;
+  }
+
+  it('a publish keeps the lock until the event loop turns, then releases it', async () => {
+    const namespace = uniqueNamespace('linger');
+    const w = makeWorker();
+    used.push({ namespace, uids: [w.uid] });
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    // The first publish creates the namespace (slower than the bound).
+    await publisher.publish('worker-added', w);
+    await nextTurn();
+    assert.equal(free(namespace), true, 'released once the loop turned');
+    // A section longer than the bound releases at its end (a busy machine
+    // may pause this process in one): some of a few must be kept.
+    let kept = 0;
+    for (let attempt = 0; attempt < 20 && kept < 3; attempt += 1) {
+      await publisher.publish('worker-updated', { ...w, version: `2.0.${attempt}` });
+      if (!free(namespace)) kept += 1;
+      await nextTurn();
+      assert.equal(free(namespace), true, 'released once the loop turned');
+    }
+    assert.equal(kept, 3, 'kept while the turn of the event loop lasts');
+    await publisher.close();
+  });
+
+  it(`publishes chained without a turn of the loop keep it ${LOCK_LINGER_MS} ms at most`, async () => {
+    const namespace = uniqueNamespace('lingerbound');
+    const w = makeWorker();
+    used.push({ namespace, uids: [w.uid] });
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    await publisher.publish('worker-added', w);
+    let released = 0;
+    let publishes = 0;
+    const started = performance.now();
+    while (performance.now() - started < 10 * LOCK_LINGER_MS) {
+      await publisher.publish('worker-updated', { ...w, version: `1.0.${publishes}` });
+      publishes += 1;
+      if (free(namespace)) released += 1;
+    }
+    assert.ok(released >= 2, `released ${released} times in ${publishes} publishes over ${10 * LOCK_LINGER_MS} ms`);
+    assert.ok(released < publishes, `kept between some of the ${publishes} publishes`);
+    await publisher.close();
+  });
+
+  it('a publisher waiting for the lock stops the holder from keeping it', async () => {
+    const namespace = uniqueNamespace('lingerwait');
+    const w = makeWorker();
+    used.push({ namespace, uids: [w.uid] });
+    const names = localNames(namespace, TMP);
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    await publisher.publish('worker-added', w);
+    const waiter = new WoolFlock(names.rxLockPath, names.lockDirPath);
+    try {
+      let kept = false;
+      for (let attempt = 0; attempt < 20 && !kept; attempt += 1) {
+        await nextTurn();
+        await publisher.publish('worker-updated', { ...w, version: `1.1.${attempt}` });
+        kept = !waiter.tryLock();
+        if (!kept) waiter.unlock();
+      }
+      assert.ok(kept, 'kept by the publisher');
+      waiter.announce(true);
+      await publisher.publish('worker-updated', { ...w, version: '2.0.0' });
+      assert.equal(waiter.tryLock(), true, 'released at the end of the section, without a turn of the loop');
+      waiter.unlock();
+      waiter.announce(false);
+      kept = false;
+      for (let attempt = 0; attempt < 20 && !kept; attempt += 1) {
+        await nextTurn();
+        await publisher.publish('worker-updated', { ...w, version: `3.0.${attempt}` });
+        kept = !waiter.tryLock();
+        if (!kept) waiter.unlock();
+      }
+      assert.ok(kept, 'kept again once nobody waits');
+    } finally {
+      waiter.close();
+    }
+    await nextTurn();
+    await publisher.close();
+  });
+
+  it('a waiting publisher says so only while it waits', async () => {
+    const namespace = uniqueNamespace('announce');
+    const w = makeWorker();
+    used.push({ namespace, uids: [w.uid] });
+    const child = await holder(namespace);
+    const names = localNames(namespace, TMP);
+    const observer = new WoolFlock(names.rxLockPath, names.lockDirPath);
+    const publisher = localDiscovery(namespace, { lockTimeout: 10_000, pollInterval: false }).publisher();
+    try {
+      assert.equal(observer.tryLock(), false, 'held by the child');
+      assert.equal(observer.waited(), false, 'nobody waits yet');
+      const publish = publisher.publish('worker-added', w);
+      await waitFor(() => observer.waited(), 'the publisher says it waits');
+      await child.call({ op: 'release' });
+      await publish;
+      await nextTurn();
+      assert.equal(observer.waited(), false, 'no longer says so once it has the lock');
+    } finally {
+      observer.close();
+    }
+    await child.exited;
+    await publisher.close();
+  });
+
+  it('ofdlock reports a bad descriptor as an errno error', () => {
+    const fd = openSync('/dev/null', 'r');
+    closeSync(fd);
+    assert.throws(() => ofdlock(fd, 'query', 4096), (error: NodeJS.ErrnoException) => error.code === 'EBADF' && error.syscall === 'fcntl');
+  });
+});
+

@@ -1,7 +1,8 @@
 // Test child (test/bench/bareFloor.test.ts, run under strace): a woolrx
 // publisher makes `warmup` adds, then `count` adds between two stats of
-// `<markers>/trace-start` and `<markers>/trace-end` (missing files: markers
-// in the trace), withdraws everything and exits.
+// `<markers>/trace-start` and `<markers>/trace-end`, each add after a stat
+// of `<markers>/trace-add` (missing files: markers in the trace),
+// withdraws everything and exits.
 // argv[2]: namespace, argv[3]: markers directory, argv[4]: count, argv[5]: warm-up adds.
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
@@ -18,6 +19,9 @@ const worker = (i: number) => workerInfo({ uid: randomUUID(), address: `127.0.0.
 const timed = Array.from({ length: count }, (_, i) => worker(warmup + i));
 for (let i = 0; i < warmup; i += 1) await publisher.publish('worker-added', worker(i));
 statSync(join(markers, 'trace-start'), { throwIfNoEntry: false });
-for (const w of timed) await publisher.publish('worker-added', w);
+for (const w of timed) {
+  statSync(join(markers, 'trace-add'), { throwIfNoEntry: false });
+  await publisher.publish('worker-added', w);
+}
 statSync(join(markers, 'trace-end'), { throwIfNoEntry: false });
 await publisher.close();
