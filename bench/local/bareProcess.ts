@@ -104,17 +104,19 @@ function add(i: number, ending: Ending = 'rule'): void {
   if (!kept) readSync(journal, head, 0, 24, 0);
   writeSync(journal, record, 0, record.length, 64 + RECORD * (slot % RECORDS));
   writeSync(journal, head, 0, 8, 16);
-  // Kept for the next add while within the bound and nobody waits.
-  kept =
-    ending === 'keep' ||
-    (ending === 'rule' && performance.now() - takenAt < LOCK_LINGER_MS && !ofdlock(rx, 'query', WAITING_BYTE));
-  if (ending === 'keep') ofdlock(rx, 'query', WAITING_BYTE);
-  if (!kept) {
+  // Released now once past the bound; otherwise after the notification,
+  // unless someone waits: else kept for the next add.
+  const holding = ending === 'keep' || (ending === 'rule' && performance.now() - takenAt < LOCK_LINGER_MS);
+  if (!holding) {
     flock(wool, 'un');
     flock(rx, 'un');
   }
-  // The notification.
   writeSync(notifyFd, marker, 0, marker.length, 0);
+  kept = holding && !ofdlock(rx, 'query', WAITING_BYTE);
+  if (holding && !kept) {
+    flock(wool, 'un');
+    flock(rx, 'un');
+  }
 }
 
 /**

@@ -32,10 +32,11 @@ function traced(args: string[], only?: readonly string[]): string[][] {
     const run = spawnSync('strace', [...options, '-o', out, process.execPath, '--import', 'tsx', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     assert.equal(run.status, 0, `strace ${args.join(' ')} failed: ${run.error?.message ?? ''}${run.stderr}`);
     const lines = readFileSync(out, 'utf8').split('\n');
-    const main = only === undefined ? '' : `${/^(\d+) /.exec(lines[0] ?? '')?.[1] ?? 'none'} `;
     const start = lines.findIndex((line) => line.includes('trace-start'));
     const end = lines.findIndex((line) => line.includes('trace-end'));
     assert.ok(start >= 0 && end > start, 'both markers are in the trace');
+    // The markers are stat'ed by the main thread.
+    const main = only === undefined ? '' : `${/^(\d+) /.exec(lines[start] ?? '')?.[1] ?? 'none'} `;
     const adds: string[][] = [];
     for (const line of lines.slice(start + 1, end)) {
       if (!line.startsWith(main)) continue;
@@ -43,7 +44,7 @@ function traced(args: string[], only?: readonly string[]): string[][] {
         adds.push([]);
         continue;
       }
-      const match = /^(\w+)\((\d+)?/.exec(line.slice(main.length));
+      const match = /^(\w+)\((\d+)?/.exec(line.slice(main.length).trimStart());
       const call = match?.[1] ?? '';
       if (!FILE_CALLS.has(call) || ((call === 'read' || call === 'write') && Number(match?.[2]) <= 2)) continue;
       adds.at(-1)?.push(call);

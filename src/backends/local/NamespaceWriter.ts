@@ -161,18 +161,18 @@ export class NamespaceWriter {
       this.#everLocked = true;
       let notReady = false;
       let records = 0;
-      let done = false;
+      /** Still held after the section: to keep for the next one unless someone waits (see below). */
+      let holding = false;
       try {
         const segment = this.#currentSegment(create, kept);
         if (segment !== undefined && !kept) this.#recoverIntent();
         records = section(segment);
-        done = true;
+        holding = keep && performance.now() - this.#takenAt < LOCK_LINGER_MS;
       } catch (error) {
         if (!(error instanceof SegmentNotReady)) throw error;
         notReady = true;
       } finally {
-        if (done && keep && performance.now() - this.#takenAt < LOCK_LINGER_MS && !this.#rxFlock.waited()) this.#keep(release);
-        else release();
+        if (!holding) release();
       }
       if (notReady) {
         if (performance.now() >= deadline) {
@@ -187,8 +187,24 @@ export class NamespaceWriter {
       // whether or not the lock is still kept. The file is removed only with
       // the segment: it is re-checked only if the segment had to be
       // (re)opened.
-      for (let i = 0; i < records; i += 1) touchNotify(this.#names, this.#segmentReopened);
+      try {
+        for (let i = 0; i < records; i += 1) touchNotify(this.#names, this.#segmentReopened);
+      } finally {
+        // Asked after the touch, which wakes subscribers a syscall sooner.
+        if (holding) this.#keepUnlessWaited(release);
+      }
       return;
+    }
+  }
+
+  /** Keeps the lock for the next section, or releases it now if another woolrx publisher waits for it (or asking failed). */
+  #keepUnlessWaited(release: () => void): void {
+    let waited = true;
+    try {
+      waited = this.#rxFlock.waited();
+    } finally {
+      if (waited) release();
+      else this.#keep(release);
     }
   }
 
