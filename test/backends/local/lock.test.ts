@@ -1,6 +1,6 @@
 // The namespace lock against a real holder in another process.
 import assert from 'node:assert/strict';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -111,6 +111,33 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
     }
     assert.ok(released >= 2, `released ${released} times in ${publishes} publishes over ${10 * LOCK_LINGER_MS} ms`);
     assert.ok(released < publishes, `kept between some of the ${publishes} publishes`);
+    await publisher.close();
+  });
+
+  it("a burst's notifications: the first at once, the rest when the lock is released, one per change", async () => {
+    const namespace = uniqueNamespace('lingernotify');
+    const w = makeWorker();
+    used.push({ namespace, uids: [w.uid] });
+    const names = localNames(namespace, TMP);
+    /** The count in the notification file's marker (`woolrx:<pid>:<salt>:<count>`): touches so far. */
+    const touches = (): number => Number(/:(\d+) *$/.exec(readFileSync(names.notifyPath, 'latin1'))?.[1]);
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    await publisher.publish('worker-added', w);
+    await nextTurn();
+    let owed = false;
+    for (let attempt = 0; attempt < 20 && !owed; attempt += 1) {
+      const before = touches();
+      await publisher.publish('worker-updated', { ...w, version: `2.0.${attempt}` });
+      const first = touches();
+      assert.equal(first, before + 1, 'the first change of a burst is notified at once');
+      await publisher.publish('worker-updated', { ...w, version: `3.0.${attempt}` });
+      await publisher.publish('worker-updated', { ...w, version: `4.0.${attempt}` });
+      // Both under the lock kept from the first (unless a section outlasted the bound).
+      owed = touches() === first;
+      await nextTurn();
+      assert.equal(touches(), before + 3, 'every change notified once the lock is released');
+    }
+    assert.ok(owed, 'the notifications of changes under a kept lock wait for its release');
     await publisher.close();
   });
 
