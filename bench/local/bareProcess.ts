@@ -53,7 +53,8 @@ const uid = Buffer.alloc(SLOT);
 const block = Buffer.alloc(1024);
 const record = Buffer.alloc(40 + 95); // the header and payload of a bench worker's record
 const head = Buffer.alloc(24);
-const marker = Buffer.alloc(40, 0x20);
+/** The notification's bytes, like woolrx's (`woolrx:<pid>:<salt>:<counter>`, 40 bytes). */
+const marker = Buffer.from('woolrx:0:00000000:000000000'.padEnd(40, ' '), 'latin1');
 const BLOCK_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 /** woolrx's lock file's byte that waiting publishers hold shared (WoolFlock's WAITING_BYTE). */
 const WAITING_BYTE = 4096;
@@ -104,19 +105,31 @@ function add(i: number, ending: Ending = 'rule'): void {
   if (!kept) readSync(journal, head, 0, 24, 0);
   writeSync(journal, record, 0, record.length, 64 + RECORD * (slot % RECORDS));
   writeSync(journal, head, 0, 8, 16);
-  // Released now once past the bound; otherwise after the notification,
-  // unless someone waits: else kept for the next add.
+  // Released now once past the bound (then the notifications owed go out);
+  // otherwise after the notification, unless someone waits: else kept for
+  // the next add. An add under a kept lock that keeps it owes its
+  // notification until the release.
   const holding = ending === 'keep' || (ending === 'rule' && performance.now() - takenAt < LOCK_LINGER_MS);
-  if (!holding) {
-    flock(wool, 'un');
-    flock(rx, 'un');
-  }
-  writeSync(notifyFd, marker, 0, marker.length, 0);
+  if (!holding) release();
+  if (kept && holding) owed += 1;
+  else notifyOnce();
   kept = holding && !ofdlock(rx, 'query', WAITING_BYTE);
-  if (holding && !kept) {
-    flock(wool, 'un');
-    flock(rx, 'un');
-  }
+  if (holding && !kept) release();
+}
+
+/** Notifications owed by adds under a kept lock. */
+let owed = 0;
+
+function notifyOnce(): void {
+  writeSync(notifyFd, marker, 0, marker.length, 0);
+}
+
+/** Releases both locks, then sends the notifications owed. */
+function release(): void {
+  flock(wool, 'un');
+  flock(rx, 'un');
+  kept = false;
+  for (; owed > 0; owed -= 1) notifyOnce();
 }
 
 /**
@@ -131,11 +144,7 @@ const VARIANTS: readonly Ending[] = ['keep', 'keep', 'release', 'release'];
 for (let i = count; i < count + warmup; i += 1) add(i);
 // Released before waiting for the start (a woolrx publisher releases it
 // when its event loop turns): other publishers warm up meanwhile.
-if (kept) {
-  flock(wool, 'un');
-  flock(rx, 'un');
-  kept = false;
-}
+if (kept) release();
 
 if (process.send === undefined) {
   statSync(join(dir, 'trace-start'), { throwIfNoEntry: false });
@@ -152,10 +161,7 @@ process.on('message', (message: { op: string }) => {
   if (message.op !== 'run') return;
   const cpu = process.cpuUsage();
   for (let i = 0; i < count; i += 1) add(i);
-  if (kept) {
-    flock(wool, 'un');
-    flock(rx, 'un');
-  }
+  if (kept) release();
   const used = process.cpuUsage(cpu);
   process.send?.({ published: process.hrtime.bigint().toString(), cpu_us: used.user + used.system });
   process.disconnect();

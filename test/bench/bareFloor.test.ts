@@ -10,8 +10,12 @@ import { uniqueNamespace } from '../backends/local/helpers.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 
-/** System calls that touch files (what a publish is made of); the rest (memory, the event loop, signals) is left out. */
-const FILE_CALLS = new Set(['flock', 'fcntl', 'statx', 'newfstatat', 'fstat', 'stat', 'lstat', 'openat', 'open', 'close', 'pread64', 'pwrite64', 'read', 'write', 'unlink', 'unlinkat', 'rename', 'renameat2', 'ftruncate', 'fsync', 'fdatasync', 'mkdir', 'mkdirat', 'fchmod']);
+/**
+ * System calls that touch files (what a publish is made of); the rest (memory, the event loop, signals) is
+ * left out — plain `read` and `write` too: a publish reads and writes at positions (`pread64`, `pwrite64`),
+ * and the event loop's turn at the end of a traced burst reads and writes its own descriptors.
+ */
+const FILE_CALLS = new Set(['flock', 'fcntl', 'statx', 'newfstatat', 'fstat', 'stat', 'lstat', 'openat', 'open', 'close', 'pread64', 'pwrite64', 'unlink', 'unlinkat', 'rename', 'renameat2', 'ftruncate', 'fsync', 'fdatasync', 'mkdir', 'mkdirat', 'fchmod']);
 
 /** The calls that take, keep and release the lock, and read what a lock taken afresh must read again. */
 const LOCK_CALLS = ['flock', 'fcntl', 'statx', 'pread64'];
@@ -20,10 +24,10 @@ const LOCK_CALLS = ['flock', 'fcntl', 'statx', 'pread64'];
  * The names of the file system calls the main thread of `node --import tsx <args>` made between a stat
  * of `trace-start` and one of `trace-end`, one list per add (each add follows a stat of `trace-add`).
  * Every file call (strace without -f: the main thread only, where synchronous file calls run; reads and
- * writes of descriptors 0-2 left out), or with `only`, those calls alone: then the others run
+ * writes left out), or with `only`, those calls alone: then the others run
  * untraced (seccomp), so that an add takes a fraction of the time and a lock can be kept across adds.
  */
-function traced(args: string[], only?: readonly string[]): string[][] {
+function traced(args: string[], only?: readonly string[]): { adds: string[][]; turn: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'woolrx-trace-'));
   const out = join(dir, 'trace');
   try {
@@ -38,41 +42,63 @@ function traced(args: string[], only?: readonly string[]): string[][] {
     // The markers are stat'ed by the main thread.
     const main = only === undefined ? '' : `${/^(\d+) /.exec(lines[start] ?? '')?.[1] ?? 'none'} `;
     const adds: string[][] = [];
+    /** What follows a stat of `trace-turn`: the turn of the event loop after the last add. */
+    const turn: string[] = [];
+    let current: string[] | undefined;
     for (const line of lines.slice(start + 1, end)) {
       if (!line.startsWith(main)) continue;
-      if (line.includes('trace-add')) {
-        adds.push([]);
+      if (line.includes('trace-add') || line.includes('trace-turn')) {
+        current = line.includes('trace-turn') ? turn : [];
+        if (current !== turn) adds.push(current);
         continue;
       }
-      const match = /^(\w+)\((\d+)?/.exec(line.slice(main.length).trimStart());
+      const match = /^(\w+)\((\d+)?(, "woolrx:)?/.exec(line.slice(main.length).trimStart());
       const call = match?.[1] ?? '';
-      if (!FILE_CALLS.has(call) || ((call === 'read' || call === 'write') && Number(match?.[2]) <= 2)) continue;
-      adds.at(-1)?.push(call);
+      if (!FILE_CALLS.has(call)) continue;
+      // A write of the notification file's marker: a notification (see assertKinds).
+      current?.push(call === 'pwrite64' && match?.[3] !== undefined ? 'notify' : call);
     }
-    return adds;
+    return { adds, turn };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Asserts that each woolrx add made the calls of one of the floor's kinds of add. */
-function assertKinds(woolrx: string[][], bare: string[][]): void {
-  assert.equal(bare.length, 4, 'four kinds of bare add traced');
-  const kinds = new Set(bare.map((calls) => calls.join(' ')));
+/**
+ * Asserts that each woolrx add made the calls of one of the floor's kinds of
+ * add, notifications aside: an add under a kept lock owes its notification
+ * until the lock is released, so how many an add sends depends on the burst
+ * it ends; both send one per add in all.
+ */
+function assertKinds(woolrx: { adds: string[][]; turn: string[] }, bare: { adds: string[][]; turn: string[] }): void {
+  assert.equal(bare.adds.length, 4, 'four kinds of bare add traced');
+  for (const [who, { adds, turn }] of [['woolrx', woolrx], ['the floor', bare]] as const) {
+    const calls = [...adds.flat(), ...turn];
+    const notifications = calls.filter((call) => call === 'notify').length;
+    if (calls.includes('pwrite64')) assert.equal(notifications, adds.length, `${who}: one notification per add`);
+  }
+  // The turn after woolrx's last add may release its lock: nothing else.
+  assert.deepEqual(woolrx.turn.filter((call) => call !== 'notify' && call !== 'flock'), [], 'the turn after the last add only releases the lock');
+  const kinds = new Set(bare.adds.map(strip));
   assert.equal(kinds.size, 4, `the four kinds differ (${[...kinds].join(' | ')})`);
-  for (const [i, calls] of woolrx.entries()) {
+  for (const [i, calls] of woolrx.adds.entries()) {
     assert.ok(
-      kinds.has(calls.join(' ')),
+      kinds.has(strip(calls)),
       `woolrx add ${i} (${calls.join(' ')}) is none of the floor's kinds of add (${[...kinds].join(' | ')}): ` +
         'when the publish path changes, change bench/local/bareProcess.ts with it',
     );
   }
 }
 
+/** An add's calls, notifications aside. */
+function strip(calls: readonly string[]): string {
+  return calls.filter((call) => call !== 'notify').join(' ');
+}
+
 describe('the bulk floor (bench/local/bareProcess.ts)', () => {
   const namespace = uniqueNamespace('floor');
   /** Traces `count` woolrx adds after five untimed ones (a steady state), and the floor's adds of each kind. */
-  function trace(count: number, only?: readonly string[]): { woolrx: string[][]; bare: string[][] } {
+  function trace(count: number, only?: readonly string[]): { woolrx: ReturnType<typeof traced>; bare: ReturnType<typeof traced> } {
     const markers = mkdtempSync(join(tmpdir(), 'woolrx-trace-markers-'));
     const shm = mkdtempSync('/dev/shm/woolrx-test-bare-');
     const tmp = mkdtempSync(join(tmpdir(), 'woolrx-test-bare-'));
@@ -80,7 +106,7 @@ describe('the bulk floor (bench/local/bareProcess.ts)', () => {
       const woolrx = traced(['test/bench/children/tracedPublish.ts', namespace, markers, String(count), '5'], only);
       // The lock taken afresh then kept, kept and kept again, kept then released, taken afresh and released.
       const bare = traced(['bench/local/bareProcess.ts', shm, join(tmp, 'lock'), join(tmp, 'notify'), '2', '16', '0', '5'], only);
-      assert.equal(woolrx.length, count, `${count} woolrx adds traced`);
+      assert.equal(woolrx.adds.length, count, `${count} woolrx adds traced`);
       return { woolrx, bare };
     } finally {
       for (const dir of [markers, shm, tmp]) rmSync(dir, { recursive: true, force: true });
@@ -89,7 +115,7 @@ describe('the bulk floor (bench/local/bareProcess.ts)', () => {
 
   it('makes the very file system calls of a woolrx add, in its order', () => {
     const { woolrx, bare } = trace(4);
-    for (const calls of woolrx) assert.ok(calls.length >= 12, `a woolrx add makes file system calls (${calls.join(' ')})`);
+    for (const calls of woolrx.adds) assert.ok(calls.length >= 12, `a woolrx add makes file system calls (${calls.join(' ')})`);
     assertKinds(woolrx, bare);
   });
 
@@ -100,7 +126,7 @@ describe('the bulk floor (bench/local/bareProcess.ts)', () => {
     for (let attempt = 0; attempt < 3 && kept === 0; attempt += 1) {
       const { woolrx, bare } = trace(12, LOCK_CALLS);
       assertKinds(woolrx, bare);
-      kept = woolrx.filter((calls) => calls[0] !== 'flock').length;
+      kept = woolrx.adds.filter((calls) => calls[0] !== 'flock').length;
     }
     assert.ok(kept > 0, 'some woolrx add of a burst ran under the lock kept from the one before');
   });

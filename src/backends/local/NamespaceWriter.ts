@@ -69,6 +69,8 @@ export class NamespaceWriter {
   #letGo: ReturnType<typeof setImmediate> | undefined;
   /** Notifications owed by sections run under a kept lock, sent once it is released (see {@link NamespaceWriter.locked}). */
   #owed = 0;
+  /** Some section that owes a notification (re)opened the segment: the first touch re-checks the file. */
+  #owedVerify = false;
 
   /**
    * @param names The namespace's names.
@@ -199,7 +201,10 @@ export class NamespaceWriter {
       // publisher's write ~10 µs here). The file is removed only with the
       // segment: it is re-checked only if the segment had to be (re)opened.
       const owe = kept && holding;
-      if (owe) this.#owed += records;
+      if (owe && records > 0) {
+        this.#owed += records;
+        this.#owedVerify ||= this.#segmentReopened;
+      }
       try {
         if (!owe) for (let i = 0; i < records; i += 1) touchNotify(this.#names, this.#segmentReopened);
       } finally {
@@ -250,9 +255,11 @@ export class NamespaceWriter {
    */
   #flush(): void {
     const owed = this.#owed;
+    const verify = this.#owedVerify;
     this.#owed = 0;
+    this.#owedVerify = false;
     try {
-      for (let i = 0; i < owed; i += 1) touchNotify(this.#names, i === 0);
+      for (let i = 0; i < owed; i += 1) touchNotify(this.#names, verify && i === 0);
     } catch (error) {
       this.#diagnostics.next({
         kind: 'warning',
