@@ -27,6 +27,10 @@ import { WoolFlock } from './WoolFlock.js';
  */
 export const LOCK_LINGER_MS = 1;
 
+/** Writers keeping the lock now: released (and their notifications sent) if the process exits first. */
+const keeping = new Set<NamespaceWriter>();
+let exitHooked = false;
+
 /** Thrown inside a critical section when the segment has no `WLD1` header yet. */
 export class SegmentNotReady extends Error {}
 
@@ -139,11 +143,13 @@ export class NamespaceWriter {
    * is scheduled with `setImmediate`), never for a section begun more than
    * {@link LOCK_LINGER_MS} after the lock was taken, and never while another
    * woolrx publisher says it waits for the lock (see
-   * {@link WoolFlock.announce}): those sections release it at their end. A kept lock stays valid: nobody else can have changed
-   * the slot table, the lock files or the intent record meanwhile, so the
-   * next section reads none of them again (the segment's path is still
-   * checked: wool's owner unlinks it at exit without the lock). A failed
-   * section, and one with `keep` false, releases at its end.
+   * {@link WoolFlock.announce}): those sections release it at their end. A
+   * kept lock stays valid: nobody else can have changed the slot table, the
+   * lock files or the intent record meanwhile, so the next section reads
+   * none of them again (the segment's path is still checked: wool's owner
+   * unlinks it at exit without the lock). A failed section, and one with
+   * `keep` false, releases at its end. The notifications of sections run
+   * under a kept lock go out when it is released.
    * @param section The synchronous read-modify-write; returns how many
    * journal records it appended that still owe a notification.
    * @param create Create the segment if there is none.
@@ -230,17 +236,30 @@ export class NamespaceWriter {
     }
   }
 
-  /** Keeps the lock after a section; released when the event loop turns, unless a section takes it first. */
+  /**
+   * Keeps the lock after a section; released when the event loop turns,
+   * unless a section takes it first — or when the process exits (by
+   * `process.exit()` in the same turn, say), so that the burst's
+   * notifications still go out.
+   */
   #keep(release: () => void): void {
     this.#kept = release;
     this.#letGo ??= setImmediate(() => {
       this.#letGo = undefined;
       this.#release();
     });
+    keeping.add(this);
+    if (!exitHooked) {
+      exitHooked = true;
+      process.once('exit', () => {
+        for (const writer of keeping) writer.#release();
+      });
+    }
   }
 
   /** Releases a kept lock now, then sends the notifications the burst owes. Idempotent. */
   #release(): void {
+    keeping.delete(this);
     const release = this.#kept;
     this.#kept = undefined;
     release?.();

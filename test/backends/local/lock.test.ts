@@ -141,6 +141,21 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
     await publisher.close();
   });
 
+  it("a process that exits in the burst's turn still sends the burst's notifications", async () => {
+    const namespace = uniqueNamespace('lingerexit');
+    const w = makeWorker();
+    used.push({ namespace, uids: [w.uid] });
+    const names = localNames(namespace, TMP);
+    const child = new Child('exitAfterBurst.ts', [namespace, w.uid]);
+    assert.equal(await child.exited, 0);
+    // The child's touches, counted in its marker: one per change.
+    assert.match(readFileSync(names.notifyPath, 'latin1'), /^woolrx:\d+:[0-9a-f]+:000000004 *$/);
+    assert.equal(free(namespace), true, 'the lock died with the process');
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    await publisher.publish('worker-dropped', w);
+    await publisher.close();
+  });
+
   it('a publisher waiting for the lock stops the holder from keeping it', async () => {
     const namespace = uniqueNamespace('lingerwait');
     const w = makeWorker();
