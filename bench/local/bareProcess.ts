@@ -98,10 +98,9 @@ function add(i: number, ending: Ending = 'rule'): void {
   writeSync(fd, block, 0, block.length, 0);
   fstatSync(fd);
   closeSync(fd);
-  // The slot, the intent cleared, the journal record and head (the head is
-  // read only under a lock taken afresh).
+  // The slot, the journal record and head (the head is read only under a
+  // lock taken afresh; the intent record is cleared at the release).
   writeSync(segment, uid, 0, SLOT, 16 + SLOT * slot);
-  writeSync(rx, free, 0, SLOT, 0);
   if (!kept) readSync(journal, head, 0, 24, 0);
   writeSync(journal, record, 0, record.length, 64 + RECORD * (slot % RECORDS));
   writeSync(journal, head, 0, 8, 16);
@@ -124,8 +123,9 @@ function notifyOnce(): void {
   writeSync(notifyFd, marker, 0, marker.length, 0);
 }
 
-/** Releases both locks, then sends the notifications owed. */
+/** Clears the intent record, releases both locks, then sends the notifications owed. */
 function release(): void {
+  writeSync(rx, free, 0, SLOT, 0);
   flock(wool, 'un');
   flock(rx, 'un');
   kept = false;

@@ -75,6 +75,8 @@ export class NamespaceWriter {
   #owed = 0;
   /** Some section that owes a notification (re)opened the segment: the first touch re-checks the file. */
   #owedVerify = false;
+  /** An intent record is written and not cleared yet (see {@link NamespaceWriter.intend}). */
+  #intended = false;
 
   /**
    * @param names The namespace's names.
@@ -163,7 +165,12 @@ export class NamespaceWriter {
       const kept = release !== undefined;
       this.#kept = undefined;
       if (release === undefined) {
-        release = await acquireNamespaceLock(this.#lockOptions);
+        const unlock = await acquireNamespaceLock(this.#lockOptions);
+        // The intent record is cleared once per holding, before the lock goes.
+        release = () => {
+          this.#clearIntent();
+          unlock();
+        };
         this.#takenAt = performance.now();
         // Another holder may have appended since our last section.
         this.#journal?.forgetHead();
@@ -362,17 +369,37 @@ export class NamespaceWriter {
 
   /**
    * Records (under the lock) which worker's block the section is about to
-   * create, or to free and unlink, in woolrx's lock file; `undefined`
-   * clears it once the slot table agrees with the blocks again. A holder
-   * killed in between (after creating a block, before taking its slot; after
-   * freeing a slot, before unlinking its block) leaves the record behind,
-   * and the next holder reclaims the orphan block (see #recoverIntent).
-   * @param uid The worker's 16 UUID bytes, or `undefined` to clear.
+   * create, or to free and unlink, in woolrx's lock file; `undefined` says
+   * the slot table agrees with the blocks again. A holder killed in between
+   * (after creating a block, before taking its slot; after freeing a slot,
+   * before unlinking its block) leaves the record behind, and the next
+   * holder reclaims the orphan block (see #recoverIntent).
+   *
+   * The record is cleared when the lock is released, not after each
+   * section: a burst under a kept lock writes it once per change, and clears
+   * it once. A record left by a completed change is harmless to whoever
+   * finds it (a holder killed between two changes of a burst): the block of
+   * a completed add is in a slot, so it is kept; that of a completed
+   * withdrawal is gone already.
+   * @param uid The worker's 16 UUID bytes, or `undefined` (done).
    */
   intend(uid: Buffer | undefined): void {
     const fd = this.#rxFlock.fd;
-    if (fd === undefined) return;
-    writeSync(fd, uid ?? FREE_SLOT, 0, SLOT_SIZE, 0);
+    if (fd === undefined || uid === undefined) return;
+    writeSync(fd, uid, 0, SLOT_SIZE, 0);
+    this.#intended = true;
+  }
+
+  /** Clears the intent record if one is written (before the lock is released). Never throws: a record left is the next holder's to recover. */
+  #clearIntent(): void {
+    const fd = this.#rxFlock.fd;
+    if (!this.#intended || fd === undefined) return;
+    this.#intended = false;
+    try {
+      writeSync(fd, FREE_SLOT, 0, SLOT_SIZE, 0);
+    } catch {
+      // Left for the next holder, which recovers it.
+    }
   }
 
   /** Closes the segment and the journal (the next section re-opens them). */
@@ -418,7 +445,8 @@ export class NamespaceWriter {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }
     }
-    this.intend(undefined);
+    // Cleared when this holder releases the lock.
+    this.#intended = true;
   }
 
   /**

@@ -3,7 +3,7 @@
 // dead publishers' workers are dropped within the liveness period, and no
 // block is left once every process has exited (orphans reclaimed).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { localDiscovery } from '../../../src/backends/local/index.js';
@@ -90,6 +90,42 @@ describe('local backend: kill -9 of busy publishers', () => {
       recorder.stop();
     }
     await assertClean(namespace, [mine.uid]);
+  });
+
+  it('an intent record left by a holder killed between two completed changes of a burst costs nothing', async () => {
+    const namespace = uniqueNamespace('staleintent');
+    const names = localNames(namespace, TMP);
+    const live = makeWorker();
+    const gone = makeWorker();
+    const other = makeWorker();
+    const discovery = localDiscovery(namespace, { pollInterval: POLL });
+    const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+    const first = discovery.publisher();
+    await first.publish('worker-added', live);
+    await first.publish('worker-added', gone);
+    await first.publish('worker-dropped', gone);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual([...readFileSync(names.rxLockPath).subarray(0, 16)], Array(16).fill(0), 'cleared once the lock was released');
+    const second = localDiscovery(namespace, { pollInterval: false }).publisher();
+    for (const stale of [live, gone]) {
+      // What a holder killed after a completed add (its worker in a slot) or
+      // a completed withdrawal (no slot, no block) of a burst leaves.
+      const fd = openSync(names.rxLockPath, 'r+');
+      writeSync(fd, uidBytes(stale.uid), 0, 16, 0);
+      closeSync(fd);
+      await second.publish('worker-added', { ...other, version: stale === live ? '1.0.0' : '2.0.0' });
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual([...readFileSync(names.rxLockPath).subarray(0, 16)], Array(16).fill(0), 'the record cleared by the next holder');
+    }
+    assert.ok(existsSync(join('/dev/shm', blockName(live.uid))), 'the live worker keeps its block');
+    await waitFor(() => recorder.workers.has(other.uid), 'the other worker seen');
+    assert.ok(recorder.workers.has(live.uid), 'the live worker still seen');
+    assert.deepEqual(recorder.of('worker-dropped', live.uid), []);
+    assert.deepEqual(recorder.diagnostics.filter((d) => d.kind === 'recovered'), [], 'nothing to recover');
+    await second.close();
+    await first.close();
+    recorder.stop();
+    await assertClean(namespace, [live.uid, gone.uid, other.uid]);
   });
 
   it('an orphan block left by a holder killed before its slot, with no publish after: the last one out reclaims it', async () => {
