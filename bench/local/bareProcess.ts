@@ -6,7 +6,9 @@
 //
 // Like a woolrx publisher it keeps the namespace lock across adds for up to
 // LOCK_LINGER_MS after taking it, unless another publisher says it waits
-// (then it releases after each add); taken afresh, the lock costs the path
+// (then it releases after each add), leaves it free LOCK_PAUSE_MS after
+// holding it LOCK_HOLD_MS in a row, clears the intent record and sends the
+// notifications owed when it releases; taken afresh, the lock costs the path
 // checks, the slot table, the intent record and the journal head again.
 //
 // argv[2]: a directory in /dev/shm shared by every bare publisher of a run
@@ -25,7 +27,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { flock, ofdlock } from '../../src/backends/local/flockAddon.js';
-import { LOCK_LINGER_MS } from '../../src/backends/local/NamespaceWriter.js';
+import { LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS, LOCK_RETAKE_GAP_MS } from '../../src/backends/local/NamespaceWriter.js';
 
 const [dir = '', woolLock = '', notify = '', countArg = '0', capacityArg = '0', firstArg = '0', warmupArg = '0'] = process.argv.slice(2);
 const warmup = Number(warmupArg);
@@ -62,6 +64,10 @@ const WAITING_BYTE = 4096;
 /** The lock is held from an earlier add (kept), and since when. */
 let kept = false;
 let takenAt = 0;
+/** Since when the lock has been held in a row, and when it was last let go (the pause: see LOCK_HOLD_MS). */
+let holdingSince = 0;
+let releasedAt = -Infinity;
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /** How an add ends: by the rule (the time bound, then a waiter), or forced (the traced variants). */
 type Ending = 'rule' | 'keep' | 'release';
@@ -72,6 +78,13 @@ function add(i: number, ending: Ending = 'rule'): void {
   uid.writeUInt32LE(process.pid, 0);
   uid.writeUInt32LE(slot + 1, 4);
   if (!kept) {
+    // Held LOCK_HOLD_MS in a row: left free LOCK_PAUSE_MS first.
+    const now = performance.now();
+    if (now - releasedAt > LOCK_RETAKE_GAP_MS) holdingSince = now;
+    else if (now - holdingSince >= LOCK_HOLD_MS) {
+      Atomics.wait(pause, 0, 0, LOCK_PAUSE_MS);
+      holdingSince = performance.now();
+    }
     // woolrx's lock, then wool's, each path re-checked once locked; a busy
     // lock is waited for in the kernel (best case: the waiter runs the
     // moment it is free, and burns no CPU meanwhile), saying it waits.
@@ -128,6 +141,7 @@ function release(): void {
   writeSync(rx, free, 0, SLOT, 0);
   flock(wool, 'un');
   flock(rx, 'un');
+  releasedAt = performance.now();
   kept = false;
   for (; owed > 0; owed -= 1) notifyOnce();
 }

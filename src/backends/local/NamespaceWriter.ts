@@ -27,6 +27,20 @@ import { WoolFlock } from './WoolFlock.js';
  */
 export const LOCK_LINGER_MS = 1;
 
+/**
+ * A writer that has held the namespace lock this long in a row (kept, or
+ * taken again within {@link LOCK_RETAKE_GAP_MS} of letting it go) leaves it
+ * free for {@link LOCK_PAUSE_MS} before taking it again: wool's publishers
+ * poll the lock every millisecond and cannot say they wait, so a long burst
+ * of woolrx publishes must leave them a gap. In ms.
+ * @internal
+ */
+export const LOCK_HOLD_MS = 20;
+/** How long such a pause lasts, in ms: longer than wool's poll period. @internal */
+export const LOCK_PAUSE_MS = 2;
+/** The lock taken again within this long of letting it go, in ms, continues the holding (nobody else had a poll's chance). @internal */
+export const LOCK_RETAKE_GAP_MS = 1;
+
 /** Writers keeping the lock now: released (and their notifications sent) if the process exits first. */
 const keeping = new Set<NamespaceWriter>();
 let exitHooked = false;
@@ -77,6 +91,9 @@ export class NamespaceWriter {
   #owedVerify = false;
   /** An intent record is written and not cleared yet (see {@link NamespaceWriter.intend}). */
   #intended = false;
+  /** Since when this writer has held the lock in a row, and when it last let it go (see {@link LOCK_HOLD_MS}). */
+  #holdingSince = 0;
+  #releasedAt = -Infinity;
 
   /**
    * @param names The namespace's names.
@@ -165,11 +182,13 @@ export class NamespaceWriter {
       const kept = release !== undefined;
       this.#kept = undefined;
       if (release === undefined) {
+        await this.#pauseIfLong();
         const unlock = await acquireNamespaceLock(this.#lockOptions);
         // The intent record is cleared once per holding, before the lock goes.
         release = () => {
           this.#clearIntent();
           unlock();
+          this.#releasedAt = performance.now();
         };
         this.#takenAt = performance.now();
         // Another holder may have appended since our last section.
@@ -225,6 +244,17 @@ export class NamespaceWriter {
         if (holding) this.#keepUnlessWaited(release);
       }
       return;
+    }
+  }
+
+  /** Before taking the lock: a pause if this writer has held it {@link LOCK_HOLD_MS} in a row (see there). */
+  async #pauseIfLong(): Promise<void> {
+    const now = performance.now();
+    if (now - this.#releasedAt > LOCK_RETAKE_GAP_MS) {
+      this.#holdingSince = now;
+    } else if (now - this.#holdingSince >= LOCK_HOLD_MS) {
+      await sleep(LOCK_PAUSE_MS);
+      this.#holdingSince = performance.now();
     }
   }
 

@@ -8,7 +8,7 @@ import { tryNamespaceLock } from '../../../src/backends/local/acquireNamespaceLo
 import { ofdlock } from '../../../src/backends/local/flockAddon.js';
 import { localDiscovery, shortHash } from '../../../src/backends/local/index.js';
 import { localNames } from '../../../src/backends/local/localNames.js';
-import { LOCK_LINGER_MS } from '../../../src/backends/local/NamespaceWriter.js';
+import { LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS } from '../../../src/backends/local/NamespaceWriter.js';
 import { WoolFlock } from '../../../src/backends/local/WoolFlock.js';
 import { assertClean, Child, isLockTimeout, killChildren, makeWorker, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
@@ -153,6 +153,34 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
     assert.equal(free(namespace), true, 'the lock died with the process');
     const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
     await publisher.publish('worker-dropped', w);
+    await publisher.close();
+  });
+
+  it(`a burst of publishes that never lets the event loop turn leaves the lock free ${LOCK_PAUSE_MS} ms every ${LOCK_HOLD_MS} ms`, async () => {
+    const namespace = uniqueNamespace('lingerpause');
+    const w = makeWorker();
+    used.push({ namespace, uids: [w.uid] });
+    const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
+    await publisher.publish('worker-added', w);
+    await nextTurn();
+    // Another holder that polls like wool (never says it waits): it can only
+    // run while the burst leaves the event loop a turn.
+    let taken = 0;
+    const poller = setInterval(() => {
+      if (free(namespace)) taken += 1;
+    }, 0.5);
+    const started = performance.now();
+    let publishes = 0;
+    try {
+      while (performance.now() - started < 5 * LOCK_HOLD_MS) {
+        await publisher.publish('worker-updated', { ...w, version: `1.0.${publishes}` });
+        publishes += 1;
+      }
+    } finally {
+      clearInterval(poller);
+    }
+    const elapsed = performance.now() - started;
+    assert.ok(taken >= 2, `the poller took the lock ${taken} times in ${elapsed.toFixed(0)} ms of ${publishes} publishes`);
     await publisher.close();
   });
 
