@@ -182,7 +182,10 @@ export class NamespaceWriter {
       const kept = release !== undefined;
       this.#kept = undefined;
       if (release === undefined) {
-        await this.#pauseIfLong();
+        if (this.#heldTooLong()) {
+          await sleep(LOCK_PAUSE_MS);
+          this.#holdingSince = performance.now();
+        }
         const unlock = await acquireNamespaceLock(this.#lockOptions);
         // The intent record is cleared once per holding, before the lock goes.
         release = () => {
@@ -247,15 +250,11 @@ export class NamespaceWriter {
     }
   }
 
-  /** Before taking the lock: a pause if this writer has held it {@link LOCK_HOLD_MS} in a row (see there). */
-  async #pauseIfLong(): Promise<void> {
+  /** Before taking the lock: whether this writer has held it {@link LOCK_HOLD_MS} in a row, and must pause (see there). */
+  #heldTooLong(): boolean {
     const now = performance.now();
-    if (now - this.#releasedAt > LOCK_RETAKE_GAP_MS) {
-      this.#holdingSince = now;
-    } else if (now - this.#holdingSince >= LOCK_HOLD_MS) {
-      await sleep(LOCK_PAUSE_MS);
-      this.#holdingSince = performance.now();
-    }
+    if (now - this.#releasedAt > LOCK_RETAKE_GAP_MS) this.#holdingSince = now;
+    return now - this.#holdingSince >= LOCK_HOLD_MS;
   }
 
   /** Keeps the lock for the next section, or releases it now if another woolrx publisher waits for it (or asking failed). */
