@@ -27,7 +27,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { flock, ofdlock } from '../../src/backends/local/flockAddon.js';
-import { LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS, LOCK_RETAKE_GAP_MS } from '../../src/backends/local/NamespaceWriter.js';
+import { LOCK_BURST_GAP_MS, LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS, LOCK_RETAKE_GAP_MS } from '../../src/backends/local/NamespaceWriter.js';
 
 const [dir = '', woolLock = '', notify = '', countArg = '0', capacityArg = '0', firstArg = '0', warmupArg = '0'] = process.argv.slice(2);
 const warmup = Number(warmupArg);
@@ -77,13 +77,17 @@ function add(i: number, ending: Ending = 'rule'): void {
   const slot = first + i;
   uid.writeUInt32LE(process.pid, 0);
   uid.writeUInt32LE(slot + 1, 4);
+  let burst = kept;
   if (!kept) {
-    // Held LOCK_HOLD_MS in a row: left free LOCK_PAUSE_MS first.
+    // A burst: taken again right after letting it go. Held LOCK_HOLD_MS in
+    // a row: left free LOCK_PAUSE_MS first.
     const now = performance.now();
+    burst = now - releasedAt <= LOCK_BURST_GAP_MS;
     if (now - releasedAt > LOCK_RETAKE_GAP_MS) holdingSince = now;
-    else if (now - holdingSince >= LOCK_HOLD_MS) {
+    if (now - holdingSince >= LOCK_HOLD_MS) {
       Atomics.wait(pause, 0, 0, LOCK_PAUSE_MS);
       holdingSince = performance.now();
+      burst = false;
     }
     // woolrx's lock, then wool's, each path re-checked once locked; a busy
     // lock is waited for in the kernel (best case: the waiter runs the
@@ -121,7 +125,7 @@ function add(i: number, ending: Ending = 'rule'): void {
   // otherwise after the notification, unless someone waits: else kept for
   // the next add. An add under a kept lock that keeps it owes its
   // notification until the release.
-  const holding = ending === 'keep' || (ending === 'rule' && performance.now() - takenAt < LOCK_LINGER_MS);
+  const holding = ending === 'keep' || (ending === 'rule' && burst && performance.now() - takenAt < LOCK_LINGER_MS);
   if (!holding) release();
   if (kept && holding) owed += 1;
   else notifyOnce();

@@ -40,6 +40,14 @@ export const LOCK_HOLD_MS = 20;
 export const LOCK_PAUSE_MS = 2;
 /** The lock taken again within this long of letting it go, in ms, continues the holding (nobody else had a poll's chance). @internal */
 export const LOCK_RETAKE_GAP_MS = 1;
+/**
+ * The lock taken again within this long of letting it go, in ms, makes a
+ * burst, whose sections may keep it (see {@link NamespaceWriter.locked}):
+ * publishes chained in one turn of the event loop, or a turn apart; not
+ * publishes paced by a timer.
+ * @internal
+ */
+export const LOCK_BURST_GAP_MS = 0.2;
 
 /** Writers keeping the lock now: released (and their notifications sent) if the process exits first. */
 const keeping = new Set<NamespaceWriter>();
@@ -157,8 +165,13 @@ export class NamespaceWriter {
    * ready; then touches the notification file once per journal record the
    * section reports.
    *
-   * A section that succeeds may keep the lock for the next one, so that a
-   * burst of changes takes it once: until the event loop turns (the release
+   * A section of a burst (the lock taken again within
+   * {@link LOCK_BURST_GAP_MS} of letting it go, or kept) that succeeds may
+   * keep the lock for the next one, so that a burst of changes takes it
+   * about once; a lone change releases it before its notification, as
+   * before, so that nothing of the publisher runs after the wake-up it
+   * sends (a woken subscriber is often placed on the publisher's CPU). It
+   * is kept until the event loop turns (the release
    * is scheduled with `setImmediate`), never for a section begun more than
    * {@link LOCK_LINGER_MS} after the lock was taken, and never while another
    * woolrx publisher says it waits for the lock (see
@@ -181,10 +194,14 @@ export class NamespaceWriter {
       let release = this.#kept;
       const kept = release !== undefined;
       this.#kept = undefined;
+      /** In a burst: the lock kept, or taken again right after it was let go. */
+      let burst = kept;
       if (release === undefined) {
-        if (this.#heldTooLong()) {
+        burst = this.#retakenSoon();
+        if (performance.now() - this.#holdingSince >= LOCK_HOLD_MS) {
           await sleep(LOCK_PAUSE_MS);
           this.#holdingSince = performance.now();
+          burst = false;
         }
         const unlock = await acquireNamespaceLock(this.#lockOptions);
         // The intent record is cleared once per holding, before the lock goes.
@@ -209,7 +226,7 @@ export class NamespaceWriter {
         const segment = this.#currentSegment(create, kept);
         if (segment !== undefined && !kept) this.#recoverIntent();
         records = section(segment);
-        holding = keep && performance.now() - this.#takenAt < LOCK_LINGER_MS;
+        holding = keep && burst && performance.now() - this.#takenAt < LOCK_LINGER_MS;
       } catch (error) {
         if (!(error instanceof SegmentNotReady)) throw error;
         notReady = true;
@@ -250,11 +267,16 @@ export class NamespaceWriter {
     }
   }
 
-  /** Before taking the lock: whether this writer has held it {@link LOCK_HOLD_MS} in a row, and must pause (see there). */
-  #heldTooLong(): boolean {
-    const now = performance.now();
-    if (now - this.#releasedAt > LOCK_RETAKE_GAP_MS) this.#holdingSince = now;
-    return now - this.#holdingSince >= LOCK_HOLD_MS;
+  /**
+   * Before taking the lock: whether this writer let it go within
+   * {@link LOCK_BURST_GAP_MS} (a burst). Let go more than
+   * {@link LOCK_RETAKE_GAP_MS} ago, a new holding starts (see
+   * {@link LOCK_HOLD_MS}).
+   */
+  #retakenSoon(): boolean {
+    const since = performance.now() - this.#releasedAt;
+    if (since > LOCK_RETAKE_GAP_MS) this.#holdingSince = performance.now();
+    return since <= LOCK_BURST_GAP_MS;
   }
 
   /** Keeps the lock for the next section, or releases it now if another woolrx publisher waits for it (or asking failed). */
