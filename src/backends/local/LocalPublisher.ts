@@ -173,7 +173,6 @@ export class LocalPublisher extends PublisherBase {
       // finds the segment already showing it.
       writer.writeSlot(segment, free, bytes);
       slotWritten = true;
-      writer.intend(undefined);
       writer.journal()?.append(JOURNAL_ADDED, bytes, free, payload);
     } catch (error) {
       if (slotWritten) writer.writeSlot(segment, free, FREE_SLOT);

@@ -413,15 +413,13 @@ export class NamespaceWriter {
         });
       }
     }
-    this.intend(undefined);
     this.journal()?.append(JOURNAL_DROPPED, bytes, slot, undefined);
     return true;
   }
 
   /**
    * Records (under the lock) which worker's block the section is about to
-   * create, or to free and unlink, in woolrx's lock file; `undefined` says
-   * the slot table agrees with the blocks again. A holder killed in between
+   * create, or to free and unlink, in woolrx's lock file. A holder killed in between
    * (after creating a block, before taking its slot; after freeing a slot,
    * before unlinking its block) leaves the record behind, and the next
    * holder reclaims the orphan block (see #recoverIntent).
@@ -432,11 +430,11 @@ export class NamespaceWriter {
    * finds it (a holder killed between two changes of a burst): the block of
    * a completed add is in a slot, so it is kept; that of a completed
    * withdrawal is gone already.
-   * @param uid The worker's 16 UUID bytes, or `undefined` (done).
+   * @param uid The worker's 16 UUID bytes.
    */
-  intend(uid: Buffer | undefined): void {
+  intend(uid: Buffer): void {
     const fd = this.#rxFlock.fd;
-    if (fd === undefined || uid === undefined) return;
+    if (fd === undefined) return;
     writeSync(fd, uid, 0, SLOT_SIZE, 0);
     this.#intended = true;
   }

@@ -65,6 +65,23 @@ describe('local namespace lock', () => {
   });
 });
 
+/**
+ * An observer on a namespace's woolrx lock, its file kept open (a try costs a
+ * flock): `free()` takes the lock if it can and lets it go at once.
+ */
+function lockObserver(namespace: string): { free: () => boolean; flock: WoolFlock } {
+  const names = localNames(namespace, TMP);
+  const flock = new WoolFlock(names.rxLockPath, names.lockDirPath);
+  return {
+    flock,
+    free: () => {
+      const taken = flock.tryLock();
+      if (taken) flock.unlock();
+      return taken;
+    },
+  };
+}
+
 describe('local namespace lock: a burst of publishes takes it once', () => {
   /** Takes the namespace lock from another descriptor without waiting; releases it at once. @returns Whether it was free. */
   function free(namespace: string): boolean {
@@ -84,14 +101,8 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
     assert.equal(free(namespace), true, 'released once the loop turned');
     // A section longer than the bound releases at its end (a busy machine
     // may pause this process in one): some of a few must be kept.
-    // An observer on woolrx's lock, its file kept open: a try costs a flock.
-    const names = localNames(namespace, TMP);
-    const observer = new WoolFlock(names.rxLockPath, names.lockDirPath);
-    const observed = (): boolean => {
-      const taken = observer.tryLock();
-      if (taken) observer.unlock();
-      return taken;
-    };
+    const observer = lockObserver(namespace);
+    const observed = observer.free;
     let kept = 0;
     try {
       for (let attempt = 0; attempt < 20 && kept < 3; attempt += 1) {
@@ -104,7 +115,7 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
         assert.equal(observed(), true, 'released once the loop turned');
       }
     } finally {
-      observer.close();
+      observer.flock.close();
     }
     assert.equal(kept, 3, 'the second publish of a burst keeps it while the turn of the event loop lasts');
     await publisher.close();
@@ -116,9 +127,7 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
     used.push({ namespace, uids: [w.uid] });
     const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
     await publisher.publish('worker-added', w);
-    // An observer on woolrx's lock, its file kept open: a try costs a flock.
-    const names = localNames(namespace, TMP);
-    const observer = new WoolFlock(names.rxLockPath, names.lockDirPath);
+    const observer = lockObserver(namespace);
     let released = 0;
     let publishes = 0;
     try {
@@ -126,13 +135,10 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
       while (performance.now() - started < 10 * LOCK_LINGER_MS) {
         await publisher.publish('worker-updated', { ...w, version: `1.0.${publishes}` });
         publishes += 1;
-        if (observer.tryLock()) {
-          released += 1;
-          observer.unlock();
-        }
+        if (observer.free()) released += 1;
       }
     } finally {
-      observer.close();
+      observer.flock.close();
     }
     assert.ok(released >= 2, `released ${released} times in ${publishes} publishes over ${10 * LOCK_LINGER_MS} ms`);
     assert.ok(released < publishes, `kept between some of the ${publishes} publishes`);
