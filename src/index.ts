@@ -51,7 +51,7 @@ export type { ShareWorkersConfig } from './operators/shareWorkers.js';
 export { expireWorkers } from './operators/expireWorkers.js';
 
 // Backend contract and the in-memory backend
-export type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from './discovery/types.js';
+export type { Discovery, DiscoveryDiagnostic, DiscoveryReader, WorkerPublisher } from './discovery/types.js';
 export { memoryDiscovery } from './backends/memory/memoryDiscovery.js';
 export type { MemoryDiscoveryOptions } from './backends/memory/memoryDiscovery.js';
 export { MemoryRegistry } from './backends/memory/MemoryRegistry.js';

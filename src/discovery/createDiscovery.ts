@@ -1,11 +1,7 @@
-import { filter, Observable, type SchedulerLike, type Subject, type TeardownLogic } from 'rxjs';
+import { Observable, type Subject, type TeardownLogic } from 'rxjs';
 import { SYNCED } from '../events/discoveryEvent.js';
-import type { DiscoveryEvent, DiscoveryItem, WorkerSnapshot } from '../events/types.js';
-import { describeValue } from '../model/describeValue.js';
-import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
-import { filterWorkersStep } from '../operators/filterWorkers.js';
-import { stepOperator } from '../operators/stepOperator.js';
-import { syncedSnapshots } from '../operators/syncedSnapshots.js';
+import type { DiscoveryItem } from '../events/types.js';
+import { discoveryReader } from './discoveryReader.js';
 import type { DiscoverySink } from './DiscoverySink.js';
 import type { Discovery, DiscoveryDiagnostic, WorkerPublisher } from './types.js';
 
@@ -25,19 +21,11 @@ export interface DiscoveryParts {
   readonly diagnostics: Subject<DiscoveryDiagnostic>;
 }
 
-const isEvent = (item: DiscoveryItem): item is DiscoveryEvent => item.type !== 'synced';
-
-function checkFilter(filter: unknown): void {
-  if (filter !== undefined && typeof filter !== 'function') {
-    throw new TypeError(`events: filter must be a function, got ${describeValue(filter)}`);
-  }
-}
-
 /**
  * Builds a {@link Discovery} from a backend's watch and publisher: the one
- * place where `watch(filter)`, `events(filter)`, `snapshots(filter)` and the
- * cold, per-subscription lifecycle are written, so they mean the same on
- * every backend.
+ * place where the cold, per-subscription lifecycle is written (and, through
+ * `discoveryReader`, `watch(filter)`, `events(filter)` and
+ * `snapshots(filter)`), so they mean the same on every backend.
  * @internal Used by every backend factory.
  * @param parts The backend's watch, publisher factory and diagnostics.
  * @returns A frozen discovery.
@@ -59,25 +47,9 @@ export function createDiscovery(parts: DiscoveryParts): Discovery {
     };
     return parts.watch(sink);
   });
-  const watch = (predicate: WorkerPredicate | undefined): Observable<DiscoveryItem> => {
-    checkFilter(predicate);
-    if (predicate === undefined) return raw;
-    return raw.pipe(
-      stepOperator(
-        () => new Map<string, WorkerInfo>(),
-        (passing, item: DiscoveryItem) => (isEvent(item) ? filterWorkersStep(passing, predicate, item) : item),
-      ),
-    );
-  };
   return Object.freeze({
     namespace: parts.namespace,
-    watch,
-    events: (predicate?: WorkerPredicate): Observable<DiscoveryEvent> => watch(predicate).pipe(filter(isEvent)),
-    snapshots(predicate?: WorkerPredicate, scheduler?: SchedulerLike): Observable<WorkerSnapshot> {
-      checkFilter(predicate);
-      return raw.pipe(syncedSnapshots(predicate, scheduler));
-    },
+    ...discoveryReader(raw, parts.diagnostics.asObservable()),
     publisher: () => parts.publisher(),
-    diagnostics: parts.diagnostics.asObservable(),
   });
 }

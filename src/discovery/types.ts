@@ -107,9 +107,26 @@ export interface WorkerPublisher extends AsyncDisposable {
  * {@link WorkerNotFoundError}, a drop is a no-op), and a worker is withdrawn
  * when its own publisher closes.
  */
-export interface Discovery {
+export interface Discovery extends DiscoveryReader {
   /** The namespace this discovery watches and publishes to. */
   readonly namespace: string;
+  /** A new publisher for this namespace. Connects lazily, on first publish. */
+  publisher(): WorkerPublisher;
+}
+
+/**
+ * The read side of a {@link Discovery}: its streams, and nothing that
+ * publishes. Every `Discovery` is one; so is what `discoveryFrom(port)`
+ * (`woolrx/bridge`) gives a renderer, which has no backend to publish to.
+ * Code that only watches workers can take a `DiscoveryReader` and work with
+ * both. Its streams keep the contract stated on {@link Discovery}.
+ *
+ * @example
+ * function showGpus(workers: DiscoveryReader): Subscription {
+ *   return workers.snapshots((w) => w.tags.includes('gpu')).subscribe(render);
+ * }
+ */
+export interface DiscoveryReader {
   /**
    * A cold stream of worker events: the initial state, then changes (see
    * {@link Discovery}).
@@ -119,11 +136,11 @@ export interface Discovery {
    */
   events(filter?: WorkerPredicate): Observable<DiscoveryEvent>;
   /**
-   * The stream of {@link Discovery.events}, with one `{ type: 'synced' }`
+   * The stream of {@link DiscoveryReader.events}, with one `{ type: 'synced' }`
    * item when the initial state is complete (see {@link Discovery}): for a
    * view that shows every event and also needs to tell "no workers" from
    * "still loading".
-   * @param filter Only workers passing it, as for {@link Discovery.events}.
+   * @param filter Only workers passing it, as for {@link DiscoveryReader.events}.
    * @throws {TypeError} When `filter` is not a function.
    */
   watch(filter?: WorkerPredicate): Observable<DiscoveryItem>;
@@ -138,8 +155,6 @@ export interface Discovery {
    * @throws {TypeError} When `filter` is not a function.
    */
   snapshots(filter?: WorkerPredicate, scheduler?: SchedulerLike): Observable<WorkerSnapshot>;
-  /** A new publisher for this namespace. Connects lazily, on first publish. */
-  publisher(): WorkerPublisher;
   /** Hot stream of diagnostics from this discovery's subscriptions and publishers. */
   readonly diagnostics: Observable<DiscoveryDiagnostic>;
 }
