@@ -64,6 +64,13 @@ export function killRealWool(): void {
   }
 }
 
+/**
+ * Where a peer may run instead of this process's own namespaces: a
+ * {@link Netns}, or a "host" of test/relay/hosts.ts (its own network and
+ * mount namespaces).
+ */
+export type Spawner = Pick<Netns, 'spawn'>;
+
 /** A worker as wool reports it: WorkerInfo's JSON shape. */
 export type WoolWorker = WorkerInfo;
 
@@ -82,9 +89,10 @@ export class RealWool {
    * capacity)` (creating the segment when absent; with `lazy`, at the first
    * publish or subscribe); `lan` makes a
    * `LanDiscovery(namespace)`, run inside `netns` (mDNS never leaves a
-   * namespace the test made).
+   * namespace the test made; a local peer may run in one too, e.g. a
+   * two-hosts test's host with its own `/dev/shm`).
    */
-  static async start(backend: 'local' | 'lan', namespace: string, options: { capacity?: number; netns?: Netns; lazy?: boolean } = {}): Promise<RealWool> {
+  static async start(backend: 'local' | 'lan', namespace: string, options: { capacity?: number; netns?: Spawner; lazy?: boolean } = {}): Promise<RealWool> {
     assertRealWool();
     const args = [
       REALWOOL_PEER,

@@ -40,6 +40,17 @@ export interface EtcdStartOptions {
   readonly heartbeatMs?: number;
   /** Raft election timeout, ms. Default 500. */
   readonly electionMs?: number;
+  /**
+   * The IPv4 address the members listen on and advertise (clients and
+   * peers). Default `127.0.0.1`.
+   */
+  readonly host?: string;
+  /**
+   * A network namespace (its `ip netns` name) to run the members in, through
+   * `ip netns exec` (which execs etcd: the member's pid is etcd's). `host`
+   * must then be an address of that namespace.
+   */
+  readonly netns?: string;
 }
 
 /** One etcd member process. */
@@ -50,16 +61,18 @@ export class EtcdMember {
   readonly dataDir: string;
   readonly #args: readonly string[];
   readonly #readyTimeoutMs: number;
+  readonly #netns: string | undefined;
   #process: ChildProcess | undefined;
   #log: string[] = [];
 
-  constructor(name: string, clientPort: number, peerPort: number, dataDir: string, args: readonly string[], readyTimeoutMs: number) {
+  constructor(name: string, clientPort: number, peerPort: number, dataDir: string, args: readonly string[], readyTimeoutMs: number, netns?: string) {
     this.name = name;
     this.clientPort = clientPort;
     this.peerPort = peerPort;
     this.dataDir = dataDir;
     this.#args = args;
     this.#readyTimeoutMs = readyTimeoutMs;
+    this.#netns = netns;
   }
 
   /** Whether the process is running. */
@@ -80,7 +93,10 @@ export class EtcdMember {
   /** Starts the process and resolves once it serves clients. */
   start(): Promise<void> {
     if (this.#process !== undefined) return Promise.reject(new Error(`etcd member ${this.name} is already running`));
-    const child = spawn(ETCD_BIN, this.#args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child =
+      this.#netns === undefined
+        ? spawn(ETCD_BIN, this.#args, { stdio: ['ignore', 'pipe', 'pipe'] })
+        : spawn('ip', ['netns', 'exec', this.#netns, ETCD_BIN, ...this.#args], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#process = child;
     live.add(child);
     this.#log = [];
@@ -149,17 +165,24 @@ export class EtcdCluster {
   readonly members: readonly EtcdMember[];
   readonly #root: string;
   readonly #scheme: 'http' | 'https';
+  readonly #host: string;
   #disposed = false;
 
-  constructor(members: readonly EtcdMember[], root: string, scheme: 'http' | 'https') {
+  constructor(members: readonly EtcdMember[], root: string, scheme: 'http' | 'https', host = '127.0.0.1') {
     this.members = members;
     this.#root = root;
     this.#scheme = scheme;
+    this.#host = host;
+  }
+
+  /** The data directories' parent (removed by {@link EtcdCluster.dispose}). */
+  get root(): string {
+    return this.#root;
   }
 
   /** Client URLs of every member (running or not). */
   get endpoints(): string[] {
-    return this.members.map((member) => `${this.#scheme}://127.0.0.1:${member.clientPort}`);
+    return this.members.map((member) => `${this.#scheme}://${this.#host}:${member.clientPort}`);
   }
 
   /** Stops every member (concurrently). */
@@ -235,10 +258,10 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts an etcd cluster of `size` members on loopback and resolves once
- * every member serves clients.
+ * Starts an etcd cluster of `size` members on loopback (or `options.host`,
+ * in `options.netns`) and resolves once every member serves clients.
  * @param size Number of members (1 for a single node).
- * @param options TLS, timing.
+ * @param options TLS, timing, address and network namespace.
  * @returns The cluster; call `dispose()` when done.
  */
 export async function startEtcdCluster(size = 3, options: EtcdStartOptions = {}): Promise<EtcdCluster> {
@@ -252,8 +275,9 @@ export async function startEtcdCluster(size = 3, options: EtcdStartOptions = {})
     if (!ports.includes(port)) ports.push(port);
   }
   const scheme = options.tls === undefined ? 'http' : 'https';
+  const host = options.host ?? '127.0.0.1';
   const names = Array.from({ length: size }, (_, i) => `m${i}`);
-  const initialCluster = names.map((name, i) => `${name}=http://127.0.0.1:${ports[2 * i + 1]}`).join(',');
+  const initialCluster = names.map((name, i) => `${name}=http://${host}:${ports[2 * i + 1]}`).join(',');
   const token = `woolrx-${process.pid}-${ports[0]}`;
   const members = names.map((name, i) => {
     const clientPort = ports[2 * i] as number;
@@ -262,10 +286,10 @@ export async function startEtcdCluster(size = 3, options: EtcdStartOptions = {})
     const args = [
       '--name', name,
       '--data-dir', dataDir,
-      '--listen-client-urls', `${scheme}://127.0.0.1:${clientPort}`,
-      '--advertise-client-urls', `${scheme}://127.0.0.1:${clientPort}`,
-      '--listen-peer-urls', `http://127.0.0.1:${peerPort}`,
-      '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
+      '--listen-client-urls', `${scheme}://${host}:${clientPort}`,
+      '--advertise-client-urls', `${scheme}://${host}:${clientPort}`,
+      '--listen-peer-urls', `http://${host}:${peerPort}`,
+      '--initial-advertise-peer-urls', `http://${host}:${peerPort}`,
       '--initial-cluster', initialCluster,
       '--initial-cluster-token', token,
       '--initial-cluster-state', 'new',
@@ -276,9 +300,9 @@ export async function startEtcdCluster(size = 3, options: EtcdStartOptions = {})
       '--log-level', 'info',
       ...(options.tls === undefined ? [] : ['--cert-file', options.tls.certFile, '--key-file', options.tls.keyFile]),
     ];
-    return new EtcdMember(name, clientPort, peerPort, dataDir, args, options.readyTimeoutMs ?? 20_000);
+    return new EtcdMember(name, clientPort, peerPort, dataDir, args, options.readyTimeoutMs ?? 20_000, options.netns);
   });
-  const cluster = new EtcdCluster(members, root, scheme);
+  const cluster = new EtcdCluster(members, root, scheme, host);
   try {
     await cluster.startAll();
   } catch (error) {
@@ -289,8 +313,8 @@ export async function startEtcdCluster(size = 3, options: EtcdStartOptions = {})
 }
 
 /**
- * Starts a single-node etcd on loopback.
- * @param options TLS, timing.
+ * Starts a single-node etcd on loopback (or `options.host`, in `options.netns`).
+ * @param options TLS, timing, address and network namespace.
  * @returns The server; call `dispose()` when done.
  */
 export function startEtcd(options: EtcdStartOptions = {}): Promise<EtcdCluster> {

@@ -15,6 +15,7 @@ export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const created = new Set<string>();
 const children = new Set<ChildProcess>();
 let serial = 0;
+let links = 0;
 
 function ip(...args: string[]): void {
   const result = spawnSync('ip', args, { encoding: 'utf8' });
@@ -131,6 +132,29 @@ export class Netns {
     return { a, b, veth: { a: vethA, b: vethB } };
   }
 
+  /**
+   * Joins this namespace to `other` with one more veth pair, for unicast
+   * (the multicast route stays where it is): `address` (CIDR, e.g.
+   * `10.216.1.1/24`) on this end, `otherAddress` on the other, both up.
+   * Created inside the two namespaces (never in the root one); removed with
+   * either namespace.
+   * @returns The interface names on this end and on the other.
+   */
+  link(other: Netns, address: string, otherAddress: string): { here: string; there: string } {
+    links++;
+    const here = `wrl${process.pid % 100000}${links}a`.slice(0, 15);
+    const there = `wrl${process.pid % 100000}${links}b`.slice(0, 15);
+    ip('link', 'add', here, 'netns', this.name, 'type', 'veth', 'peer', 'name', there, 'netns', other.name);
+    for (const [ns, dev, cidr] of [
+      [this as Netns, here, address],
+      [other, there, otherAddress],
+    ] as const) {
+      ip('-n', ns.name, 'addr', 'add', cidr, 'dev', dev);
+      ip('-n', ns.name, 'link', 'set', dev, 'up');
+    }
+    return { here, there };
+  }
+
   /** Runs `ip -n <ns> ...`. */
   ip(...args: string[]): void {
     ip('-n', this.name, ...args);
@@ -150,9 +174,9 @@ export class Netns {
     return child;
   }
 
-  /** Spawns any command inside the namespace (stdio piped); killed at dispose/exit. */
-  spawn(command: string, args: readonly string[] = []): ChildProcess {
-    const child = spawn('ip', ['netns', 'exec', this.name, command, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  /** Spawns any command inside the namespace (stdio piped; `env` added to this process's); killed at dispose/exit. */
+  spawn(command: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): ChildProcess {
+    const child = spawn('ip', ['netns', 'exec', this.name, command, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     children.add(child);
     child.once('exit', () => children.delete(child));
     return child;
