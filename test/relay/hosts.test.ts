@@ -5,11 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startTwoHosts, type Host, type TwoHosts } from './hosts.js';
+import { workerInfo } from '../../src/model/workerInfo.js';
+import { shortHash, uniqueNamespace } from '../cli/children.js';
+import { killRealWool, RealWool } from '../interop/realWool.js';
+import { assertBuiltCli, BUILT_CLI, startTwoHosts, type Host, type TwoHosts } from './hosts.js';
 
 const SUBNET = 41;
 
@@ -85,7 +89,7 @@ describe('two hosts on one machine (the relay tests\' harness)', { timeout: 60_0
       for (const [target, name] of [
         ['/dev/shm', 'shm'],
         ['/tmp', 'tmp'],
-      ]) {
+      ] as const) {
         // Stacked mounts are listed bottom first: the host's is the one on top.
         const mounts = host.run('findmnt', ['-n', '-o', 'TARGET,SOURCE,FSTYPE', '-M', target]);
         const top = mounts.stdout.trim().split('\n').at(-1) ?? '';
@@ -145,6 +149,40 @@ describe('two hosts on one machine (the relay tests\' harness)', { timeout: 60_0
     } finally {
       server.kill('SIGKILL');
     }
+  });
+
+  it('the real wool runs in a host: its segment is in that host\'s /dev/shm only; the built woolrx lists its workers there and not on the other host; it leaves nothing', async () => {
+    const { a, b } = started();
+    const namespace = uniqueNamespace('hosts');
+    const wool = await RealWool.start('local', namespace, { netns: a });
+    try {
+      const workers = [7101, 7102, 7103].map((port) => workerInfo({ uid: randomUUID(), address: `127.0.0.1:${port}`, pid: wool.pid, version: '1.0.0' }));
+      for (const worker of workers) await wool.publish('worker-added', worker);
+      assert.ok(a.shm().includes(shortHash(namespace)), `wool's segment is in host a's /dev/shm: ${a.shm().join(' ')}`);
+      assert.equal(existsSync(join('/dev/shm', shortHash(namespace))), false, 'and not in the machine\'s');
+      assert.deepEqual(b.leftovers(), [], 'host b has nothing of it');
+      assertBuiltCli();
+      const list = (host: Host): string[] => {
+        const result = host.run(process.execPath, [BUILT_CLI, 'list', '--namespace', namespace, '--json']);
+        assert.equal(result.status, 0, `woolrx list on host ${host.label}: ${result.stderr}`);
+        return result.stdout
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => String((JSON.parse(line) as { uid?: unknown }).uid))
+          .sort();
+      };
+      assert.deepEqual(list(a), workers.map((w) => w.uid).sort(), 'woolrx on host a lists wool\'s workers');
+      assert.deepEqual(list(b), [], 'woolrx on host b sees none of them');
+      for (const worker of workers) await wool.publish('worker-dropped', worker);
+      await wool.exit();
+      // wool never removes its lock file and notification directory; a woolrx process leaving last does.
+      assert.deepEqual(a.leftovers(), [`/tmp/wool-${namespace}`, `/tmp/wool-lock-${shortHash(namespace)}`].sort(), 'wool left its own temp files, as a wool-only run does');
+      assert.deepEqual(list(a), [], 'a woolrx process comes and goes after wool left');
+    } finally {
+      killRealWool();
+    }
+    assert.deepEqual(a.leftovers(), [], 'wool and woolrx left nothing on host a');
+    assert.deepEqual(b.leftovers(), [], 'nor on host b');
   });
 
   it('dispose() kills every process of every namespace, unmounts, deletes the namespaces and etcd\'s data directory', async () => {
