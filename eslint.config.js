@@ -10,7 +10,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs', 'scripts/build/*.mjs', '.ci/*.mjs', 'test/package/fixtures/*.mjs', 'test/package/fixtures/*.cjs', 'bench/local/*.mjs'],
+          allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs', 'scripts/build/*.mjs', '.ci/*.mjs', 'test/package/fixtures/*.mjs', 'test/package/fixtures/*.cjs', 'test/bridge/fixtures/*.mjs', 'bench/local/*.mjs'],
           maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 24,
         },
         tsconfigRootDir: import.meta.dirname,
