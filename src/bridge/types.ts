@@ -38,7 +38,7 @@ export interface BridgePort {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type PortListener = (...args: any[]) => void;
 
-/** Options of {@link exposeWorkers} and {@link workersFrom}. */
+/** Options of {@link exposeWorkers}, {@link discoveryFrom} and {@link workersFrom}. */
 export interface BridgeOptions {
   /**
    * Name of the bridge on the port, so several bridges (or other traffic)
@@ -57,6 +57,28 @@ export interface BridgeErrorPayload {
   /** The original error's `code`, when it had one (e.g. `WOOLRX_LOCK_TIMEOUT`). */
   readonly code?: string | number;
 }
+
+/** A diagnostic as it crosses the port: `DiscoveryDiagnostic` with its `error` as plain data. */
+export interface BridgeDiagnosticPayload {
+  /** The diagnostic's kind (see `DiscoveryDiagnostic.kind`). */
+  readonly kind: string;
+  /** The namespace concerned. */
+  readonly namespace: string;
+  /** Human-readable description. */
+  readonly message: string;
+  /** The worker concerned, when known. */
+  readonly uid?: string;
+  /** The underlying error, when there is one. */
+  readonly error?: BridgeErrorPayload;
+}
+
+/**
+ * What a `subscribe` request asks the owning side for: `'events'` (worker
+ * events only, what {@link workersFrom} asks for, and what a request with
+ * no `stream` means), `'watch'` (the events and `synced`, what
+ * {@link discoveryFrom} asks for) or `'diagnostics'`.
+ */
+export type BridgeStream = 'events' | 'watch' | 'diagnostics';
 
 /** A worker as it crosses the port: plain data (structured-clone safe). */
 export interface BridgeWorkerPayload {
@@ -87,6 +109,8 @@ export type BridgeMessage =
       readonly kind: 'subscribe';
       /** The subscription this message belongs to. */
       readonly id: string;
+      /** Which stream; `'events'` when absent. */
+      readonly stream?: BridgeStream;
     }
   | {
       /** The channel name (`BridgeOptions.channel`). */
@@ -107,6 +131,24 @@ export type BridgeMessage =
       readonly type: DiscoveryEventType;
       /** The event's worker, as plain data. */
       readonly worker: BridgeWorkerPayload;
+    }
+  | {
+      /** The channel name (`BridgeOptions.channel`). */
+      readonly woolrxBridge: string;
+      /** Owner → receiver: the initial state is complete (`watch` requests only). */
+      readonly kind: 'synced';
+      /** The subscription this message belongs to. */
+      readonly id: string;
+    }
+  | {
+      /** The channel name (`BridgeOptions.channel`). */
+      readonly woolrxBridge: string;
+      /** Owner → receiver: one diagnostic (`diagnostics` requests only). */
+      readonly kind: 'diagnostic';
+      /** The subscription this message belongs to. */
+      readonly id: string;
+      /** The diagnostic, as plain data. */
+      readonly diagnostic: BridgeDiagnosticPayload;
     }
   | {
       /** The channel name (`BridgeOptions.channel`). */

@@ -1,110 +1,18 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MessageChannel, Worker } from 'node:worker_threads';
-import type { MessagePort } from 'node:worker_threads';
+import { MessageChannel } from 'node:worker_threads';
 import { firstValueFrom, Subject, take, toArray } from 'rxjs';
-import type { Subscription } from 'rxjs';
 import { BridgeClosedError, exposeWorkers, workersFrom } from '../../src/bridge/index.js';
 import type { BridgeMessage, BridgePort } from '../../src/bridge/index.js';
 import { discoveryEvent } from '../../src/events/discoveryEvent.js';
 import type { DiscoveryEvent } from '../../src/events/types.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
-import type { WorkerInfoInit } from '../../src/model/types.js';
+import { init, Owner, record as recordValues, settle, until } from './ownerThread.js';
 
-// A worker thread does not inherit the test's TypeScript loader: its entry
-// registers tsx, then loads the owner.
-const ownerBootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => {
-  register();
-  return import(${JSON.stringify(new URL('./fixtures/owner.ts', import.meta.url).href)});
-});`;
-
-function init(n: number, extra: Record<string, string> = {}): WorkerInfoInit {
-  return {
-    uid: `0000000${n}-0000-4000-8000-000000000000`,
-    address: `127.0.0.1:${9000 + n}`,
-    pid: 100 + n,
-    version: '1.0.0',
-    tags: n % 2 === 0 ? ['gpu'] : ['cpu'],
-    extra: { n: String(n), ...extra },
-    options: { compression: 'gzip' },
-  };
-}
-
-/** A worker thread owning a memory backend exposed on one end of a real MessageChannel. */
-class Owner {
-  readonly thread: Worker;
-  readonly port: MessagePort;
-  private readonly replies: { done: string; active: number }[] = [];
-  private readonly waiters: ((reply: { done: string; active: number }) => void)[] = [];
-
-  constructor() {
-    const { port1, port2 } = new MessageChannel();
-    this.port = port1;
-    this.thread = new Worker(ownerBootstrap, { eval: true, workerData: { port: port2 }, transferList: [port2] });
-    this.thread.on('message', (reply: { done: string; active: number }) => {
-      const waiter = this.waiters.shift();
-      if (waiter === undefined) this.replies.push(reply);
-      else waiter(reply);
-    });
-  }
-
-  private reply(): Promise<{ done: string; active: number }> {
-    const ready = this.replies.shift();
-    if (ready !== undefined) return Promise.resolve(ready);
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  async ready(): Promise<void> {
-    assert.equal((await this.reply()).done, 'ready');
-  }
-
-  /** Sends a command; resolves with the number of live upstream subscriptions after it. */
-  async send(command: Record<string, unknown>): Promise<number> {
-    this.thread.postMessage(command);
-    const reply = await this.reply();
-    assert.equal(reply.done, command['cmd']);
-    return reply.active;
-  }
-
-  publish(type: string, worker: WorkerInfoInit): Promise<number> {
-    return this.send({ cmd: 'publish', type, worker });
-  }
-
-  /** Live upstream subscriptions, once the port has had time to deliver what is in flight. */
-  async active(): Promise<number> {
-    await settle();
-    return this.send({ cmd: 'active' });
-  }
-
-  async end(): Promise<void> {
-    this.port.close();
-    await this.thread.terminate();
-  }
-}
-
-const settle = (ms = 50): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Records a subscription's notifications. */
+/** Records a subscription's events. */
 function record(source: ReturnType<typeof workersFrom>) {
-  const seen = { events: [] as DiscoveryEvent[], error: undefined as unknown, completed: false };
-  const subscription: Subscription = source.subscribe({
-    next: (event) => seen.events.push(event),
-    error: (error: unknown) => {
-      seen.error = error;
-    },
-    complete: () => {
-      seen.completed = true;
-    },
-  });
-  return { seen, subscription };
-}
-
-async function until(test: () => boolean, what: string, timeout = 5000): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await settle(10);
-  }
+  const { seen, subscription } = recordValues(source);
+  return { seen: Object.assign(seen, { events: seen.values }), subscription };
 }
 
 const owners: Owner[] = [];
