@@ -20,6 +20,7 @@ export const LAYERS = [
   ['codec'],
   ['operators'],
   ['discovery'],
+  ['relay'],
   ['backends'],
   ['backends/memory', 'backends/local', 'backends/lan', 'backends/etcd'],
   ['bridge', 'testing'],

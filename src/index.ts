@@ -55,3 +55,16 @@ export type { Discovery, DiscoveryDiagnostic, DiscoveryReader, WorkerPublisher }
 export { memoryDiscovery } from './backends/memory/memoryDiscovery.js';
 export type { MemoryDiscoveryOptions } from './backends/memory/memoryDiscovery.js';
 export { MemoryRegistry } from './backends/memory/MemoryRegistry.js';
+
+// Relay: one backend's workers copied into another
+export { relayWorkers } from './relay/relayWorkers.js';
+export { RELAY_MARK } from './relay/RELAY_MARK.js';
+export type {
+  RelayDiagnostic,
+  RelayError,
+  RelayOptions,
+  RelaySkipped,
+  RelayStatus,
+  RelayStatusUpdate,
+  RelayTargetState,
+} from './relay/types.js';

@@ -127,15 +127,35 @@ export function parseCommandLine(
   }
   if (values['help'] === true) return { kind: 'help', command };
 
-  const backendName = typeof values['backend'] === 'string' ? values['backend'] : DEFAULT_BACKEND;
-  if (!has(registry.backends, backendName)) {
-    const known = Object.keys(registry.backends).join(', ');
-    throw new UsageError(`unknown backend ${JSON.stringify(backendName)} (known: ${known})`, command);
+  const known = Object.keys(registry.backends).join(', ');
+  const chosen: string[] = [];
+  if (command.backendFlags === undefined) {
+    const name = typeof values['backend'] === 'string' ? values['backend'] : DEFAULT_BACKEND;
+    if (!has(registry.backends, name)) throw new UsageError(`unknown backend ${JSON.stringify(name)} (known: ${known})`, command);
+    chosen.push(name);
+  } else {
+    const picks = command.backendFlags.map((flag) => `--${flag}`).join(' and ');
+    if (values['backend'] !== undefined) throw new UsageError(`--backend does not apply to ${command.name}; name the backends with ${picks}`, command);
+    for (const flag of command.backendFlags) {
+      const name = values[flag];
+      if (typeof name !== 'string') throw new UsageError(`missing --${flag} (one of ${known})`, command);
+      if (!has(registry.backends, name)) {
+        throw new UsageError(`unknown backend ${JSON.stringify(name)} for --${flag} (known: ${known})`, command);
+      }
+      if (!chosen.includes(name)) chosen.push(name);
+    }
   }
+  const backendName = chosen[0] as string;
   const backend = registry.backends[backendName] as CliBackend;
   for (const [flagName, owner] of backendFlagOwner) {
-    if (values[flagName] !== undefined && !has(backend.flags, flagName)) {
-      throw new UsageError(`--${flagName} is an option of --backend ${owner}, not ${backendName}`, command);
+    if (values[flagName] !== undefined && !chosen.some((name) => has((registry.backends[name] as CliBackend).flags, flagName))) {
+      const picks = command.backendFlags?.map((flag) => `--${flag}`).join(' nor ');
+      throw new UsageError(
+        picks === undefined
+          ? `--${flagName} is an option of --backend ${owner}, not ${backendName}`
+          : `--${flagName} is an option of ${owner}, and neither ${picks} is ${owner}`,
+        command,
+      );
     }
   }
 

@@ -15,6 +15,11 @@ function flagRows(flags: CliFlags): [string, string][] {
 
 /** The common flags as a command takes them: `--namespace` is optional where the command has a default. */
 function commonFlagsOf(command: CliCommand): CliFlags {
+  if (command.backendFlags !== undefined) {
+    // The command names its backends with its own flags, not --backend.
+    const { backend: _backend, ...rest } = commonFlags;
+    return rest;
+  }
   const namespace = commonFlags['namespace'];
   if (command.defaultNamespace === undefined || namespace === undefined) return commonFlags;
   return { ...commonFlags, namespace: { ...namespace, description: 'The namespace (default: a fresh, unique one)' } };
@@ -74,9 +79,11 @@ export function renderUsage(
       ...table([...flagRows(command.flags), ...flagRows(commonFlagsOf(command))]),
     );
     for (const [name, backend] of Object.entries(registry.backends)) {
-      const rows = flagRows(backend.flags);
+      // A flag the command declares itself is the command's, not the backend's.
+      const rows = flagRows(Object.fromEntries(Object.entries(backend.flags).filter(([flag]) => !(flag in command.flags))));
       if (rows.length === 0) continue;
-      lines.push('', `Options of --backend ${name}:`, ...table(rows));
+      const picked = command.backendFlags?.map((flag) => `--${flag} ${name}`).join(' or ') ?? `--backend ${name}`;
+      lines.push('', `Options of ${picked}:`, ...table(rows));
     }
   }
   lines.push('', 'Exit status: 0 on success or interruption (SIGINT/SIGTERM/SIGHUP), 1 on failure, 2 on bad arguments.');

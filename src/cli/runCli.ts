@@ -4,7 +4,8 @@ import { packageVersion } from './packageVersion.js';
 import { parseCommandLine } from './parseCommandLine.js';
 import type { CliRegistry } from './parseCommandLine.js';
 import { renderUsage } from './renderUsage.js';
-import type { CliFlags, CliIo, CommandLine } from './types.js';
+import { backends as defaultBackends } from './backends.js';
+import type { CliBackend, CliFlags, CliIo, CliValues, CommandLine } from './types.js';
 import { UsageError } from './UsageError.js';
 
 
@@ -67,6 +68,16 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
   }
 
   const { command, backend, namespace, values } = line;
+  const create = async (chosen: CliBackend, ns: string, flags: CliValues = values): Promise<Discovery> => {
+    try {
+      return await chosen.create(ns, flags);
+    } catch (error) {
+      if (error instanceof UsageError || error instanceof TypeError) {
+        throw new UsageError(inFlagTerms(error.message, chosen.flags), command);
+      }
+      throw error;
+    }
+  };
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   if (io.signal.aborted) stop();
@@ -83,15 +94,11 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
       ...(io.now === undefined ? {} : { now: io.now }),
       values,
       namespace,
-      discovery: async (): Promise<Discovery> => {
-        try {
-          return await backend.create(namespace, values);
-        } catch (error) {
-          if (error instanceof UsageError || error instanceof TypeError) {
-            throw new UsageError(inFlagTerms(error.message, backend.flags), command);
-          }
-          throw error;
-        }
+      discovery: () => create(backend, namespace),
+      discoveryOf: (name: string, ns: string, flags?: CliValues) => {
+        const named = (registry ?? { backends: defaultBackends }).backends[name];
+        if (named === undefined) return Promise.reject(new UsageError(`unknown backend ${JSON.stringify(name)}`, command));
+        return create(named, ns, flags);
       },
     });
   } catch (error) {

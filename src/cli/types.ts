@@ -55,6 +55,12 @@ export interface CommandContext extends CliIo {
   readonly namespace: string;
   /** Builds the discovery for the chosen backend (lazily: a command may fail first). */
   readonly discovery: () => Promise<Discovery>;
+  /**
+   * Builds a discovery of a named backend for a namespace, from the
+   * command's flags (or `values`): for a command that picks its backends
+   * itself ({@link CliCommand.backendFlags}).
+   */
+  readonly discoveryOf: (backend: string, namespace: string, values?: CliValues) => Promise<Discovery>;
 }
 
 /** One `woolrx <command>`. */
@@ -67,6 +73,12 @@ export interface CliCommand {
   readonly synopsis: string;
   /** The command's own flags (besides the common and backend ones). */
   readonly flags: CliFlags;
+  /**
+   * The command's own flags that each name a backend (`relay`'s `--from`
+   * and `--to`), in place of `--backend`: each is required, must name a
+   * known backend, and the flags of every backend they name are accepted.
+   */
+  readonly backendFlags?: readonly string[];
   /**
    * The namespace to use when `--namespace` is not given; without it,
    * `--namespace` is required.

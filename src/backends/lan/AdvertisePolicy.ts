@@ -6,8 +6,8 @@ import { parseAddress } from '../../model/parseAddress.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { AdvertiseHostError } from './AdvertiseHostError.js';
 import { defaultRouteAddress } from './defaultRouteAddress.js';
-import { isLoopbackHost } from './isLoopbackHost.js';
-import { isWildcardHost } from './isWildcardHost.js';
+import { isLoopbackHost } from '../../model/isLoopbackHost.js';
+import { isWildcardHost } from '../../model/isWildcardHost.js';
 import type { AdvertiseHost } from './types.js';
 
 /** Where peers reach one worker: its SRV port and A/AAAA addresses. @internal */

@@ -5,7 +5,7 @@ import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import type { DiscoveryEvent } from '../../events/types.js';
 import { expireWorkers } from '../../operators/expireWorkers.js';
 import { browseWorkers } from './browseWorkers.js';
-import { isWildcardHost } from './isWildcardHost.js';
+import { isWildcardHost } from '../../model/isWildcardHost.js';
 import { LanPublisher } from './LanPublisher.js';
 import { readSigningKeys } from './lanSigning.js';
 import { lanServiceType } from './lanServiceType.js';
