@@ -2,11 +2,17 @@
 /**
  * The `woolrx` executable: wires the process (argv, stdio, SIGINT/SIGTERM/SIGHUP,
  * exit status) to {@link runCli}. SIGHUP (the terminal or tmux pane closed)
- * stops a command as SIGTERM does: it withdraws and cleans up. A second
- * signal exits at once.
+ * stops a command as SIGTERM does: it withdraws and cleans up, writes to
+ * the gone terminal fail quietly (see {@link runCli}) and the process exits
+ * normally (see {@link releaseHungUpTerminal}). A second signal exits at once.
  * @packageDocumentation
  */
+import { isatty } from 'node:tty';
+import { releaseHungUpTerminal } from './releaseHungUpTerminal.js';
 import { runCli } from './runCli.js';
+
+const terminals = [0, 1, 2].filter((fd) => isatty(fd));
+if (terminals.length > 0) process.on('exit', () => releaseHungUpTerminal(terminals));
 
 const controller = new AbortController();
 let signals = 0;

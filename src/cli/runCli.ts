@@ -8,6 +8,8 @@ import { backends as defaultBackends } from './backends.js';
 import type { CliBackend, CliFlags, CliIo, CliValues, CommandLine } from './types.js';
 import { UsageError } from './UsageError.js';
 
+/** Write errors meaning the reader or the terminal is gone: stop, say nothing. */
+const GONE: ReadonlySet<string> = new Set(['EPIPE', 'EIO']);
 
 /**
  * A factory's `TypeError` in the words of the command line:
@@ -30,10 +32,13 @@ function inFlagTerms(message: string, flags: CliFlags): string {
  * bad arguments (one line naming the problem, then one pointing at `--help`,
  * on stderr).
  *
- * A command runs until `io.signal` aborts. If stdout fails with `EPIPE`
- * (the reader went away, e.g. `| head -1`) the command stops quietly and
- * the status is 0. The error listener stays on `io.stdout`, so a late
- * `EPIPE` cannot crash the process.
+ * A command runs until `io.signal` aborts. If stdout or stderr fails with
+ * `EPIPE` (the reader went away, e.g. `| head -1`) or `EIO` (the terminal
+ * was closed) the command stops quietly, withdrawing and cleaning up as on
+ * SIGTERM, and the status is 0; another stdout failure is reported on
+ * stderr. The error listeners stay on both streams, so a late failure
+ * (the command's last lines, a live table's last frame) cannot crash the
+ * process.
  *
  * @example
  * const code = await runCli(['watch', '-n', 'pool', '--json'], { stdout, stderr, signal });
@@ -45,6 +50,20 @@ function inFlagTerms(message: string, flags: CliFlags): string {
  */
 export async function runCli(argv: readonly string[], io: CliIo, registry?: CliRegistry): Promise<number> {
   const { stdout, stderr } = io;
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  // Installed before anything is written: an 'error' event without a
+  // listener would throw from inside the stream and skip every clean-up.
+  let stderrFailed = false;
+  let speaker = 'woolrx';
+  stderr.on('error', () => {
+    stderrFailed = true;
+    stop();
+  });
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (!stderrFailed && !GONE.has(error.code ?? '')) stderr.write(`${speaker}: stdout: ${error.message}\n`);
+    stop();
+  });
   const usageFailure = (error: UsageError): number => {
     const prefix = error.command === undefined ? 'woolrx' : `woolrx ${error.command.name}`;
     stderr.write(`${prefix}: ${error.message}\nRun '${prefix} --help' for the options.\n`);
@@ -78,14 +97,9 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
       throw error;
     }
   };
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
+  speaker = `woolrx ${command.name}`;
   if (io.signal.aborted) stop();
   io.signal.addEventListener('abort', stop, { once: true });
-  stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') stderr.write(`woolrx ${command.name}: stdout: ${error.message}\n`);
-    stop();
-  });
   try {
     return await command.run({
       stdout,

@@ -85,7 +85,7 @@ class FakeDiscovery implements Discovery {
   }
 }
 
-function harness(options: { stdoutError?: string; createError?: Error; publishError?: Error } = {}) {
+function harness(options: { stdoutError?: string; stderrError?: string; createError?: Error; publishError?: Error } = {}) {
   const created: FakeDiscovery[] = [];
   const registry: CliRegistry = {
     commands,
@@ -104,7 +104,7 @@ function harness(options: { stdoutError?: string; createError?: Error; publishEr
     },
   };
   const stdout = new Sink(options.stdoutError);
-  const stderr = new Sink();
+  const stderr = new Sink(options.stderrError);
   const controller = new AbortController();
   const start = (argv: string[]) =>
     runCli(argv, { stdout, stderr, signal: controller.signal, now: () => new Date(2026, 0, 1, 12, 0, 0, 0) }, registry);
@@ -188,6 +188,43 @@ describe('runCli', () => {
     assert.equal(await done, 0);
     assert.equal(h.created[0]?.unsubscribed, 1);
     assert.equal(h.stderr.text, '');
+  });
+
+  it('watch and publish stop quietly with status 0 when the terminal is gone (EIO on stdout or on stderr)', async () => {
+    // stdout fails: nothing is reported, the subscription ends.
+    const out = harness({ stdoutError: 'EIO' });
+    const watching = out.start(['watch', '-b', 'fake', '-n', 'pool', '--json']);
+    await tick();
+    out.created[0]?.events$.next(discoveryEvent('worker-added', worker));
+    assert.equal(await watching, 0);
+    assert.equal(out.created[0]?.unsubscribed, 1);
+    assert.equal(out.stderr.text, '');
+
+    // stderr fails (a diagnostic is the first thing written): the same.
+    const err = harness({ stderrError: 'EIO' });
+    const watchingErr = err.start(['watch', '-b', 'fake', '-n', 'pool']);
+    await tick();
+    err.created[0]?.diagnostics.next({ kind: 'warning', namespace: 'pool', message: 'a warning' });
+    assert.equal(await watchingErr, 0);
+    assert.equal(err.created[0]?.unsubscribed, 1);
+
+    // publish withdraws its worker when stderr fails.
+    const pub = harness({ stderrError: 'EPIPE' });
+    const publishing = pub.start(['publish', '-b', 'fake', '-n', 'pool', '-a', 'h:1']);
+    await tick();
+    pub.created[0]?.diagnostics.next({ kind: 'warning', namespace: 'pool', message: 'a warning' });
+    assert.equal(await publishing, 0);
+    assert.equal(pub.created[0]?.closed, 1);
+    assert.equal(pub.created[0]?.published.length, 1);
+  });
+
+  it('reports another stdout failure on stderr, then stops', async () => {
+    const h = harness({ stdoutError: 'ENOSPC' });
+    const done = h.start(['watch', '-b', 'fake', '-n', 'pool', '--json']);
+    await tick();
+    h.created[0]?.events$.next(discoveryEvent('worker-added', worker));
+    assert.equal(await done, 0);
+    assert.equal(h.stderr.text, 'woolrx watch: stdout: write ENOSPC\n');
   });
 
   it('watch fails with status 1 when the event stream errors', async () => {
