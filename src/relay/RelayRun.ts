@@ -340,8 +340,9 @@ export class RelayRun {
       return;
     }
     if (this.#state === 'down') return;
+    const retrying = this.#state === 'retrying';
     this.#state = 'down';
-    this.#out.next({
+    if (!retrying) this.#out.next({
       type: 'relay-error',
       message: `writing to the target failed (${errorMessage(error)}); following the source and re-syncing the target when it is back`,
       ...(code === undefined ? {} : { code }),
