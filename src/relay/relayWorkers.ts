@@ -9,7 +9,7 @@ import type { WorkerPredicate } from '../model/types.js';
 import { RelayRun } from './RelayRun.js';
 import type { RelayOptions, RelayStatus } from './types.js';
 
-const OPTIONS = ['advertiseHost', 'sameHost', 'filter', 'id', 'scheduler'] as const;
+const OPTIONS = ['advertiseHost', 'sameHost', 'pid', 'filter', 'id', 'scheduler'] as const;
 // A lone UTF-16 surrogate has no UTF-8 form: no backend could store the mark.
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
@@ -50,7 +50,8 @@ function randomId(): string {
  *   writes in the source's order). Relayed workers keep their uid.
  * - **Ownership** stays with the target's liveness: the relay's publisher
  *   registers what it relays, so if the relay dies its workers expire as any
- *   dead publisher's do (etcd lease TTL, LAN expiry, local pid check).
+ *   dead publisher's do (etcd lease TTL, LAN expiry; on a local target, the
+ *   pid check of the `pid` option's process).
  * - **Addresses**: a loopback or wildcard host is replaced by
  *   `advertiseHost`; without it such a worker (and a `unix:` one) is not
  *   relayed, and one `relay-skipped` item says why (not with `sameHost`).
@@ -115,6 +116,11 @@ export function relayWorkers(
     read.fail('advertiseHost', "this host's address on the network the target spans, not a loopback or wildcard host", advertiseHost);
   }
   const sameHost = read.boolean('sameHost', false);
+  const pid = read.check(
+    'pid',
+    'a non-negative 32-bit integer (process.pid)',
+    (value): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2_147_483_647,
+  );
   const filter = read.check('filter', 'a function', (value): value is WorkerPredicate => typeof value === 'function');
   const id = read.check(
     'id',
@@ -135,7 +141,7 @@ export function relayWorkers(
       syncedOnSubscribe: !sourceIsDiscovery,
       target,
       filter,
-      form: { id: id ?? randomId(), advertiseHost, sameHost },
+      form: { id: id ?? randomId(), advertiseHost, sameHost, pid },
       scheduler,
     });
     run.start();

@@ -10,11 +10,13 @@ export interface RelayFormSettings {
   readonly id: string;
   readonly advertiseHost: string | undefined;
   readonly sameHost: boolean;
+  readonly pid: number | undefined;
 }
 
 /**
  * A source worker as the relay writes it in the target — its address
- * rewritten where needed and the relay mark set — or why it is not relayed.
+ * rewritten where needed, its pid replaced when asked, the relay mark set —
+ * or why it is not relayed.
  * @internal
  * @param worker The source worker.
  * @param settings The relay's name, advertise host and same-host flag.
@@ -45,5 +47,6 @@ export function relayedForm(
       address = `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${parsed.port}`;
     }
   }
-  return { worker: workerInfo({ ...worker, address, extra: { ...worker.extra, [RELAY_MARK]: settings.id } }) };
+  const pid = settings.pid ?? worker.pid;
+  return { worker: workerInfo({ ...worker, address, pid, extra: { ...worker.extra, [RELAY_MARK]: settings.id } }) };
 }

@@ -20,6 +20,14 @@ export interface RelayOptions {
    */
   readonly sameHost?: boolean | undefined;
   /**
+   * The pid written in relayed workers in place of theirs. A local target
+   * ties a worker's life to its pid (a worker whose pid is not a live
+   * process on this host is reclaimed), so relaying into `localDiscovery`
+   * needs the relay's own: `process.pid` (the CLI passes it for
+   * `--to local`). Default: each worker's own pid.
+   */
+  readonly pid?: number | undefined;
+  /**
    * Only workers passing this test are relayed; a worker whose update makes
    * it fail is withdrawn from the target (as {@link filterWorkers} does).
    * With a `Discovery` source it is passed to `source.watch(filter)`.

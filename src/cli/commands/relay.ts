@@ -146,6 +146,8 @@ export const relay: CliCommand = {
       relayWorkers(stoppable, target, {
         id,
         sameHost: SAME_HOST_BACKENDS.has(to),
+        // A local target drops a worker whose pid is not alive here: tie the relayed ones to this process.
+        ...(to === 'local' ? { pid: process.pid } : {}),
         ...(advertiseHost === undefined ? {} : { advertiseHost }),
         ...(tags.length === 0 ? {} : { filter: (worker: WorkerInfo) => tags.every((tag) => worker.tags.includes(tag)) }),
       }).pipe(
