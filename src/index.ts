@@ -30,6 +30,8 @@ export { WorkerNotFoundError } from './errors/WorkerNotFoundError.js';
 export { WorkerDecodeError } from './errors/WorkerDecodeError.js';
 export { PublisherClosedError } from './errors/PublisherClosedError.js';
 export { QueueClosedError } from './errors/QueueClosedError.js';
+export { LeaseLostError } from './errors/LeaseLostError.js';
+export type { LeaseLostReason } from './errors/LeaseLostError.js';
 export { MissingDependencyError } from './errors/MissingDependencyError.js';
 
 // Codecs
@@ -46,6 +48,8 @@ export { filterWorkers } from './operators/filterWorkers.js';
 export { PredicatedQueue } from './operators/PredicatedQueue.js';
 export type { PredicatedQueueOptions } from './operators/PredicatedQueue.js';
 export { predicatedTake } from './operators/predicatedTake.js';
+export { leaseWorkers } from './operators/leaseWorkers.js';
+export type { AcquireOptions, WorkerLease, WorkerLeases } from './operators/leaseWorkers.js';
 export { shareWorkers } from './operators/shareWorkers.js';
 export type { ShareWorkersConfig } from './operators/shareWorkers.js';
 export { expireWorkers } from './operators/expireWorkers.js';
