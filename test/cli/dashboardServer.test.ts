@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { memoryDiscovery } from '../../src/backends/memory/memoryDiscovery.js';
 import { MemoryRegistry } from '../../src/backends/memory/MemoryRegistry.js';
 import { localDiscovery } from '../../src/backends/local/localDiscovery.js';
+import { shortHash } from '../../src/backends/local/shortHash.js';
 import { startDashboard } from '../../src/cli/dashboard/startDashboard.js';
 import { testWorker } from '../../src/testing/testWorker.js';
 
@@ -53,17 +54,23 @@ describe('startDashboard /events', () => {
   it('a stream that errors synchronously on subscribe becomes one failure message; the server lives on', async () => {
     const plainFile = join(scratch, 'not-a-directory');
     writeFileSync(plainFile, '');
-    const dashboard = await startDashboard(localDiscovery(`d${randomUUID().slice(0, 8)}`, { tmpdir: plainFile }), { port: 0 });
+    const namespace = `d${randomUUID().slice(0, 8)}`;
+    const dashboard = await startDashboard(localDiscovery(namespace, { tmpdir: plainFile }), { port: 0 });
+    const lockDir = `/dev/shm/woolrx-lock-${shortHash(namespace)}`;
     try {
       const { text, ended } = await readEvents(dashboard.url, () => false);
       assert.equal(ended, true, 'the server ends the stream after the failure');
       assert.deepEqual(kinds(text), ['hello', 'failure']);
-      assert.match(text, /event: failure\ndata: \{"message":".*ENOTDIR/);
+      assert.match(text, /event: failure\ndata: \{"message":"localDiscovery: tmpdir \S+ is not a directory; pass an existing directory/);
       assert.equal(dashboard.connections, 0);
       // Still serving.
       assert.equal((await fetch(dashboard.url)).status, 200);
     } finally {
       await dashboard.close();
+      // The failed subscription leaves no lock folder behind.
+      const left = existsSync(lockDir);
+      rmSync(lockDir, { recursive: true, force: true });
+      assert.equal(left, false, `${lockDir} left behind`);
     }
   });
 

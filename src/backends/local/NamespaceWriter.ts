@@ -1,10 +1,10 @@
 import { readSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Subject } from 'rxjs';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
 import { SegmentNotReadyError, SegmentTooLargeError } from './segmentErrors.js';
-import { acquireNamespaceLock, type NamespaceLockOptions } from './acquireNamespaceLock.js';
+import { acquireNamespaceLock, removeLockParent, type NamespaceLockOptions } from './acquireNamespaceLock.js';
 import { blockName } from './blockName.js';
 import { recordSegmentOwner } from './cleanupNamespace.js';
 import { Journal, JOURNAL_DROPPED } from './Journal.js';
@@ -12,6 +12,7 @@ import { FREE_SLOT, LENGTH_PREFIX, MAX_READ_CAPACITY, SLOT_SIZE } from './layout
 import { SegmentFile } from './SegmentFile.js';
 import { SlotIndex } from './SlotIndex.js';
 import { slotUid } from './slotUid.js';
+import { tmpdirError } from './tmpdirError.js';
 import { openNotify, touchNotify } from './touchNotify.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { uidBytes } from './uidBytes.js';
@@ -203,7 +204,15 @@ export class NamespaceWriter {
           this.#holdingSince = performance.now();
           burst = false;
         }
-        const unlock = await acquireNamespaceLock(this.#lockOptions);
+        let unlock: () => void;
+        try {
+          unlock = await acquireNamespaceLock(this.#lockOptions);
+        } catch (error) {
+          // Never held: nothing of the namespace was made but perhaps the
+          // lock directory, for this attempt (a no-op while others use it).
+          if (!this.#everLocked) removeLockParent(this.#names);
+          throw tmpdirError(dirname(this.#names.lockPath), error) ?? error;
+        }
         // The intent record is cleared once per holding, before the lock goes.
         release = () => {
           this.#clearIntent();
@@ -228,7 +237,7 @@ export class NamespaceWriter {
         records = section(segment);
         holding = keep && burst && performance.now() - this.#takenAt < LOCK_LINGER_MS;
       } catch (error) {
-        if (!(error instanceof SegmentNotReady)) throw error;
+        if (!(error instanceof SegmentNotReady)) throw tmpdirError(dirname(this.#names.lockPath), error) ?? error;
         notReady = true;
       } finally {
         if (!holding) {

@@ -36,6 +36,8 @@ export class WoolFlock {
   readonly path: string;
   /** A directory of its own to create (0700) and check before opening, if any. */
   readonly #dir: string | undefined;
+  /** Open the file only if it is there: never create it (or its directory). */
+  readonly #existing: boolean;
   #fd: number | undefined;
   /** Device and inode of the file `#fd` is open on (fixed for the descriptor's life). */
   #dev = 0;
@@ -48,10 +50,13 @@ export class WoolFlock {
    * @param path The lock file (`LocalNames.lockPath` or `LocalNames.rxLockPath`).
    * @param dir The lock file's own directory, created (0700) and checked
    *   when the file is opened; `undefined` for a file in a shared directory.
+   * @param existing Lock the file only if it exists: a missing file (or
+   *   directory) is not created, and {@link WoolFlock.tryLock} throws `ENOENT`.
    */
-  constructor(path: string, dir?: string) {
+  constructor(path: string, dir?: string, existing = false) {
     this.path = path;
     this.#dir = dir;
+    this.#existing = existing;
   }
 
   /** The open descriptor (while the lock is held, the locked file's). */
@@ -67,7 +72,7 @@ export class WoolFlock {
   /**
    * Tries once to take the lock, without blocking.
    * @returns `true` if taken, `false` if another process (or descriptor) holds it.
-   * @throws An I/O error other than "busy" (e.g. an unwritable temp directory).
+   * @throws An I/O error other than "busy" (e.g. an unwritable temp directory; `ENOENT` for a missing file opened `existing`).
    * @throws {FlockUnavailableError} When no prebuilt flock addon loads on this platform.
    */
   tryLock(): boolean {
@@ -77,8 +82,8 @@ export class WoolFlock {
       if (this.#fd === undefined) {
         // Never through a symbolic link, never another user's file or one
         // others can write (the temp directory is shared).
-        if (this.#dir !== undefined) ensureSafeDir(this.#dir);
-        const { fd, stats: opened } = openSafe(this.path, OPEN_FLAGS, OPEN_MODE);
+        if (this.#dir !== undefined && !this.#existing) ensureSafeDir(this.#dir);
+        const { fd, stats: opened } = openSafe(this.path, this.#existing ? constants.O_RDWR : OPEN_FLAGS, OPEN_MODE);
         this.#fd = fd;
         this.#dev = opened.dev;
         this.#ino = opened.ino;

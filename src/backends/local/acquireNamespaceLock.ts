@@ -16,6 +16,14 @@ export interface NamespaceLockOptions {
   readonly lockDirPath: string;
   readonly lockTimeout: number;
   /**
+   * Take the lock only through lock files that exist: a missing one (or a
+   * missing lock directory) is not created, and the acquisition fails with
+   * `ENOENT` at once. For a leaver retrying after the lock was busy: the
+   * holder, leaving last, may have removed them, and re-creating them would
+   * leave them behind should this process exit before its retry is done.
+   */
+  readonly existing?: boolean;
+  /**
    * woolrx's lock: a {@link WoolFlock} on `rxLockPath` that the caller keeps
    * (and closes) across acquisitions; `undefined`: one opened for this
    * acquisition and closed by its release.
@@ -40,13 +48,13 @@ interface Held {
 
 function rxFlockOf(options: NamespaceLockOptions): Held {
   return options.rxFlock === undefined
-    ? { flock: new WoolFlock(options.rxLockPath, options.lockDirPath), owned: true }
+    ? { flock: new WoolFlock(options.rxLockPath, options.lockDirPath, options.existing === true), owned: true }
     : { flock: options.rxFlock, owned: false };
 }
 
 function woolFlockOf(options: NamespaceLockOptions): Held {
   return options.woolFlock === undefined
-    ? { flock: new WoolFlock(options.lockPath), owned: true }
+    ? { flock: new WoolFlock(options.lockPath, undefined, options.existing === true), owned: true }
     : { flock: options.woolFlock, owned: false };
 }
 
@@ -63,14 +71,15 @@ function letGo(held: Held): void {
 /**
  * One non-blocking attempt on one lock. The lock's directory is removed by
  * the last one out, possibly between our creating it and our opening the
- * file in it: create it again (a few times).
+ * file in it: create it again (a few times) — unless only existing files
+ * are used, when it is gone for good.
  */
-function tryOnce(held: Held): boolean {
+function tryOnce(held: Held, existing: boolean | undefined): boolean {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return held.flock.tryLock();
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5 || existing === true) throw error;
     }
   }
 }
@@ -99,7 +108,7 @@ export function tryNamespaceLock(options: NamespaceLockOptions): Release | undef
   const rx = rxFlockOf(options);
   let rxTaken = false;
   try {
-    rxTaken = tryOnce(rx);
+    rxTaken = tryOnce(rx, options.existing);
   } finally {
     if (!rxTaken) letGo(rx);
   }
@@ -107,7 +116,7 @@ export function tryNamespaceLock(options: NamespaceLockOptions): Release | undef
   const wool = woolFlockOf(options);
   let taken = false;
   try {
-    taken = tryOnce(wool);
+    taken = tryOnce(wool, options.existing);
   } finally {
     if (!taken) {
       letGo(wool);
@@ -159,7 +168,7 @@ export function removeLockParent(names: Pick<NamespaceLockOptions, 'lockDirPath'
 async function acquireOne(held: Held, options: NamespaceLockOptions, deadline: number, maxDelay: number, announce = false): Promise<void> {
   try {
     for (let attempt = 0; ; attempt += 1) {
-      if (tryOnce(held)) return;
+      if (tryOnce(held, options.existing)) return;
       if (announce) held.flock.announce(true);
       const left = deadline - performance.now();
       if (left <= 0) throw new LockTimeoutError(options.namespace, options.lockTimeout);

@@ -8,6 +8,7 @@ export type { LocalDiscoveryOptions } from './types.js';
 export { FlockUnavailableError } from './FlockUnavailableError.js';
 export { LockTimeoutError } from './LockTimeoutError.js';
 export { UnsafeObjectError } from './UnsafeObjectError.js';
+export { TmpdirUnusableError } from './TmpdirUnusableError.js';
 export { CapacityExhaustedError } from './CapacityExhaustedError.js';
 export { BlockExhaustedError } from './BlockExhaustedError.js';
 export { SegmentNotReadyError, SegmentTooLargeError, SharedMemoryUnavailableError } from './segmentErrors.js';

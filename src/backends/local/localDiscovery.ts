@@ -9,6 +9,7 @@ import { LocalPublisher } from './LocalPublisher.js';
 import { LocalWatch } from './LocalWatch.js';
 import { localNames } from './localNames.js';
 import { SharedMemoryUnavailableError } from './segmentErrors.js';
+import { tmpdirError } from './tmpdirError.js';
 import type { LocalDiscoveryOptions, LocalSettings } from './types.js';
 
 const MAX_MS = 2 ** 31 - 1;
@@ -80,6 +81,11 @@ function settingsOf(options: LocalDiscoveryOptions): LocalSettings & { readonly 
  * @throws {TypeError} Naming a bad namespace, a bad option value, or an
  * unknown option key.
  * @throws {SharedMemoryUnavailableError} When this system has no `/dev/shm`.
+ * @throws {TmpdirUnusableError} When the temp directory (`tmpdir`) does not
+ * exist; a subscription errors with it, and a publish rejects with it, when
+ * the directory is not one this user can write. A subscription or publish
+ * that fails at any step leaves nothing behind (see "Failures at start-up"
+ * in docs/backends/local.md).
  */
 export function localDiscovery(namespace?: string, options: LocalDiscoveryOptions = {}): Discovery {
   namespace = readNamespace('localDiscovery', namespace);
@@ -87,7 +93,14 @@ export function localDiscovery(namespace?: string, options: LocalDiscoveryOption
   if (!existsSync(SHM_DIR)) {
     throw new SharedMemoryUnavailableError(SHM_DIR);
   }
-  const names = localNames(namespace, realpathSync(tmpdir ?? osTmpdir()));
+  const tmp = tmpdir ?? osTmpdir();
+  let realTmp: string;
+  try {
+    realTmp = realpathSync(tmp);
+  } catch (error) {
+    throw tmpdirError(tmp, error) ?? error;
+  }
+  const names = localNames(namespace, realTmp);
   const diagnostics = new Subject<DiscoveryDiagnostic>();
 
   return createDiscovery({
@@ -101,8 +114,9 @@ export function localDiscovery(namespace?: string, options: LocalDiscoveryOption
         watch.start();
         if (!sink.closed) sink.synced();
       } catch (error) {
+        // Stopping removes what the start made (the last one out's cleanup).
         watch.stop();
-        sink.error(error);
+        sink.error(tmpdirError(realTmp, error) ?? error);
       }
       return () => watch.stop();
     },
