@@ -57,7 +57,14 @@ class OnTerminal {
   /** Hangs the terminal up; resolves with how the command ended. */
   async hangUp(): Promise<{ code: number | null; signal: string | null }> {
     this.child.process.stdin.end('\n');
-    const exit = await Promise.race([this.child.exited, sleep(30_000).then(() => 'still running')]);
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      this.child.exited,
+      new Promise((resolve) => {
+        timer = setTimeout(() => resolve('still running'), 30_000);
+      }),
+    ]);
+    clearTimeout(timer);
     assert.deepEqual(exit, { code: 0, signal: null }, `the hang-up harness: ${this.child.stderr}`);
     const last = this.child.stderr.trim().split('\n').at(-1) ?? '';
     return JSON.parse(last) as { code: number | null; signal: string | null };
