@@ -122,11 +122,12 @@ interface Holder {
  * worker back with its latest metadata, unless it was dropped meanwhile.
  *
  * ```text
- * events$:          --a--b------B'--a✕--|      (b, B' gpu; B' updates b; a✕ drops a)
- * acquire(gpu):     ^----(b)                   lease of b, resolved when b arrives
- * acquire():        --^--(a)                   lease of a … lost fires at a✕
- * release() of b:   -----------R               b goes back with its latest metadata B'
- * |:                                           pending acquires reject (QueueClosedError)
+ * events$:         --a--b-----B--x--|   a: any worker; b: gpu; B updates b; x drops a
+ * acquire(gpu):    ^----b               the GPU caller, first in line, leases b
+ * acquire():       ^-a                  a goes to the next caller in line
+ *   its lost:      --------------L      fired when a is dropped
+ * b released:      --------r            b is available again (as B after the update)
+ * at |:                                 pending acquires reject (QueueClosedError), leases are lost
  * ```
  *
  * The source is subscribed at once, and until `close()` (or `using`), or
