@@ -43,8 +43,11 @@ export class JournalFollower {
   #behind = false;
   /** What the last follow found wrong with the journal (see {@link JournalFollower.takeProblem}). */
   #problem: JournalProblem | undefined;
+  /** The journal was found unusable: the next one opened is followed again (see #resume). */
+  #lost = false;
   readonly #unusable = (why: string): void => {
     if (why === ANOTHER_FORMAT) return;
+    this.#lost = true;
     this.#problem = { key: `header:${why}`, transient: /magic|shorter/.test(why), message: `Journal ${this.#path} is not used: ${why}` };
   };
 
@@ -122,10 +125,16 @@ export class JournalFollower {
       journal.close();
       journal = this.#journal = undefined;
     }
+    let resumed = false;
     if (journal === undefined) {
       journal = this.#journal = Journal.openForRead(this.#path, this.#unusable);
       if (journal === undefined) return true;
+      resumed = this.#lost;
+      this.#lost = false;
       if (journal.epoch !== this.#epoch) {
+        // One that could not be used when first met: the changes before now
+        // were found in the segment instead; follow it from its head.
+        if (resumed && this.#epoch === undefined) skip = true;
         // A journal created (or re-created) since we last looked: all of it
         // is news, and each of its records is owed a notification.
         this.#epoch = journal.epoch;
@@ -140,6 +149,14 @@ export class JournalFollower {
       this.#unusable(changed);
       this.close();
       return false;
+    }
+    if (resumed) {
+      // Followed again after it could not be used: the notifications of the
+      // records written meanwhile were taken for wool's (each read the
+      // segment), so none of them is owed one still. Otherwise the next
+      // notifications — wool's among them — would be taken for theirs.
+      this.#matched = Math.max(this.#matched, head);
+      this.#matchedMark = this.#matched;
     }
     if (skip) {
       this.#seq = head;

@@ -11,7 +11,7 @@ import { leaveNamespace } from './leaveNamespace.js';
 import { NotifyWatcher } from './NotifyWatcher.js';
 import { Reclaimer } from './Reclaimer.js';
 import { ReportLimiter } from './ReportLimiter.js';
-import { SlotMirror, type MirrorRead } from './SlotMirror.js';
+import { SlotMirror, VERIFY_SLOTS, type MirrorRead } from './SlotMirror.js';
 import { slotUid } from './slotUid.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { WorkerBlocks } from './WorkerBlocks.js';
@@ -158,20 +158,24 @@ export class LocalWatch {
       'no-magic': 'its WLD1 header is missing (destroyed, or still being created)',
       'zero-capacity': 'its header claims a capacity of 0',
       'too-large': `its header claims a capacity of ${problem.capacity} slots, more than the ${problem.maxCapacity} read at most`,
-      truncated: `it is ${problem.size} bytes, too short for its ${problem.capacity} slots (truncated); the missing slots read as free`,
+      truncated: `it is ${problem.size} bytes, too short for its ${problem.capacity} slots (truncated)`,
     }[problem.kind];
+    const kept = read.held ? '; the workers last read from it are kept until it can be read again' : '';
     this.#diagnostics.next({
       kind: 'malformed-record',
       namespace: this.#names.namespace,
-      message: `Segment ${this.#names.segmentPath} of namespace ${JSON.stringify(this.#names.namespace)} is not usable: ${why}`,
+      message: `Segment ${this.#names.segmentPath} of namespace ${JSON.stringify(this.#names.namespace)} is not usable: ${why}${kept}`,
     });
   }
 
   /**
    * Whether the segment shows a journal record's change: a record is a
    * hint (another process's word), the slots and blocks are the truth.
+   * Not while the segment cannot be read (the copy is held): the record
+   * waits, then is skipped, and the first read whole compares everything.
    */
   readonly #shows = (record: JournalRecord): boolean => {
+    if (this.#mirror.held) return false;
     const holds = this.#mirror.holds(record.slot, record.uid);
     return record.type === JOURNAL_DROPPED ? !holds : holds;
   };
@@ -198,7 +202,8 @@ export class LocalWatch {
     const first = skipped[0];
     if (first === undefined) return;
     this.#mirror.invalidate();
-    if (!this.#recordReports.seen('record')) return;
+    // While the segment cannot be read, no record can match it: that is reported as the segment's problem.
+    if (this.#mirror.held || !this.#recordReports.seen('record')) return;
     const uid = slotUid(first.uid, 0);
     const what = first.type === JOURNAL_DROPPED ? 'dropped from' : 'in';
     const more = skipped.length > 1 ? ` (and ${skipped.length - 1} more)` : '';
@@ -242,7 +247,7 @@ export class LocalWatch {
     // The slow path: the segment itself (wool's changes, segment replaced or
     // removed, journal overrun, fallback poll).
     if (full || poll || segmentMoved || this.#mirror.stale || this.#workers.pendingCount > 0) {
-      this.#reconcile(full ? 'all' : poll ? 'poll' : 'changed', full || segmentMoved);
+      this.#reconcile(full ? 'all' : poll ? 'poll' : 'changed', full || segmentMoved, false, poll);
       if (this.#left) return;
     }
     const more = this.#sweep.next(this.#current, this.#compare);
@@ -323,19 +328,27 @@ export class LocalWatch {
    * @param blocks Which blocks to compare.
    * @param recheck Check that the segment is still the one the name points at.
    * @param initial The initial state: start replay at the journal's head.
+   * @param verify The fallback poll's safety net: check a slice of the
+   * mirror against the table read, and compare every uid when the workers
+   * known and the uids in the mirror differ in number — so that a
+   * subscriber that ever diverged from the segment re-converges.
    */
-  #reconcile(blocks: 'all' | 'poll' | 'changed', recheck: boolean, initial = false): void {
+  #reconcile(blocks: 'all' | 'poll' | 'changed', recheck: boolean, initial = false, verify = false): void {
     const journal = this.#journal;
     journal.follow(this.#applyRecord, initial, true);
     this.#afterFollow();
     if (this.#left) return;
     const mirror = this.#mirror;
     const workers = this.#workers;
-    const read = mirror.read(recheck);
+    const read = mirror.read(recheck, verify ? VERIFY_SLOTS : 0);
     this.#reportSegment(read);
     // Workers and mirror agree but for the slots that changed, unless the
-    // mirror was stale: then compare every uid.
-    const { changed, stale } = read;
+    // mirror was stale (or they do not agree in number): then compare every uid.
+    const { changed } = read;
+    const stale = read.stale || (verify && !read.held && mirror.size !== workers.size);
+    // The first read after the segment could not be read: changes made
+    // meanwhile were not followed, so every block is compared too.
+    if (read.resumed) blocks = 'all';
     // Records appended since the read's first replay: their uids are the
     // journal's to report, not the read's.
     const journaled = (this.#journaled = new Set<string>());

@@ -122,20 +122,24 @@ export class SegmentFile {
    * Reads every slot.
    * @param into A buffer of at least `16 * capacity` bytes.
    * @param capacity The ready capacity.
+   * @returns Whether every slot was read: `false` when the segment was
+   * truncated since it was found ready (the missing slots then read as free,
+   * and {@link SegmentFile.problem} says so).
    */
-  readTable(into: Buffer, capacity: number): void {
+  readTable(into: Buffer, capacity: number): boolean {
     const length = SLOT_SIZE * capacity;
     let done = 0;
     while (done < length) {
       const n = readSync(this.fd, into, done, length - done, HEADER_SIZE + done);
       if (n === 0) {
-        // Truncated since it was found ready: the missing slots read as free.
         into.fill(0, done, length);
         this.problem = { kind: 'truncated', capacity, size: HEADER_SIZE + done };
-        return;
+        this.#capacity = undefined;
+        return false;
       }
       done += n;
     }
+    return true;
   }
 
   /**

@@ -27,6 +27,20 @@ export interface MirrorRead {
    * subscriber knows, so compare every uid once.
    */
   readonly stale: boolean;
+  /**
+   * Nothing was read: the segment, read whole before, cannot be read now
+   * (its header destroyed or claiming an impossible capacity, or the object
+   * truncated). That is damage, not a change: the copy — and the workers
+   * the subscriber knows — are kept as last read, until the segment can be
+   * read again or its name points at another object (or none).
+   */
+  readonly held: boolean;
+  /**
+   * The first read whole after reads that {@link MirrorRead.held}: changes
+   * made meanwhile were not followed (journal records cannot be checked
+   * against a segment that cannot be read), so compare every block too.
+   */
+  readonly resumed: boolean;
   /** The segment is usable (or absent): nothing to report. */
   readonly healthy: boolean;
   /**
@@ -36,6 +50,11 @@ export interface MirrorRead {
    */
   readonly problem: SegmentReport | undefined;
 }
+
+/** Slots whose uid in the copy is checked against the table per verifying read (see {@link SlotMirror.read}). */
+export const VERIFY_SLOTS = 1024;
+
+const NOTHING = new Set<string>();
 
 /**
  * A subscriber's copy of a namespace's slot table: which uid is in which
@@ -48,6 +67,11 @@ export interface MirrorRead {
  * that the next read finds only what others (wool) changed. Anything a
  * record cannot explain makes the copy stale: the next read says so, and
  * the caller then compares every uid once.
+ *
+ * The bisection trusts that the copy's uids match the copy's bytes; a
+ * verifying read (the fallback poll's) also checks a round-robin slice of
+ * the copy's uids against the table just read, so that a copy that ever
+ * diverged from it re-converges instead of staying wrong.
  *
  * It also holds the segment it reads (read-only), re-opened when the name
  * points at another object.
@@ -69,6 +93,12 @@ export class SlotMirror {
   readonly #present = new Map<string, number>();
   #changed: Set<string> | undefined;
   readonly #slot = Buffer.alloc(SLOT_SIZE);
+  /** The inode of the segment last read whole: when it can no longer be read, the copy is held (see {@link MirrorRead.held}). */
+  #goodIno = -1;
+  /** The last read held the copy. */
+  #held = false;
+  /** The next slot a verifying read checks. */
+  #verifyAt = 0;
 
   /**
    * @param path The segment's path.
@@ -87,6 +117,16 @@ export class SlotMirror {
   /** Marks the copy stale: the next read asks for every uid to be compared. */
   invalidate(): void {
     this.#stale = true;
+  }
+
+  /** The last read {@link MirrorRead.held} the copy: the segment cannot be read, what it holds is not known. */
+  get held(): boolean {
+    return this.#held;
+  }
+
+  /** How many distinct uids the copy holds. */
+  get size(): number {
+    return this.#present.size;
   }
 
   /**
@@ -127,9 +167,12 @@ export class SlotMirror {
    * Reads the segment's slot table and brings the copy up to date.
    * @param recheck Check first that the segment held is still the one the
    * name points at (after a notification of its removal, on a poll tick).
+   * @param verify Also check this many slots of the copy (round-robin)
+   * against the table read, beyond the bisection: a uid found wrong is
+   * corrected and reported changed, and the read is then stale.
    * @returns What it found.
    */
-  read(recheck: boolean): MirrorRead {
+  read(recheck: boolean, verify = 0): MirrorRead {
     if (recheck && this.#segment !== undefined && !this.#segment.isAt(this.#path)) {
       this.#segment.close();
       this.#segment = undefined;
@@ -137,8 +180,9 @@ export class SlotMirror {
     // A poll tick (or a moved notification) also re-reads the header.
     if (recheck) this.#segment?.recheck();
     this.#segment ??= SegmentFile.open(this.#path, false, this.#maxCapacity);
-    const capacity = this.#segment?.capacity() ?? 0;
-    const length = SLOT_SIZE * capacity;
+    const segment = this.#segment;
+    const capacity = segment?.capacity();
+    let length = SLOT_SIZE * (capacity ?? 0);
     const span = Math.max(length, this.#prevLength);
     if (this.#cur.length < span) {
       const grown = Buffer.alloc(span);
@@ -147,19 +191,72 @@ export class SlotMirror {
       this.#cur = Buffer.alloc(span);
       this.#slotUids.length = span / SLOT_SIZE;
     }
-    if (capacity > 0) this.#segment?.readTable(this.#cur, capacity);
-    this.#cur.fill(0, length, span);
+    const whole = segment !== undefined && capacity !== undefined && segment.readTable(this.#cur, capacity);
+    if (!whole) {
+      // Read whole before, unreadable now: damage, held (see MirrorRead.held).
+      if (segment !== undefined && segment.ino === this.#goodIno) return this.#hold();
+      // Absent, or never ready yet (a creator writes the header last): no slots.
+      length = 0;
+    } else {
+      this.#goodIno = segment.ino;
+    }
+    // Zeros up to the buffer's end, not only the span: after the swap below
+    // the bisection of a later, larger read compares with them.
+    this.#cur.fill(0, length);
     const changed = new Set<string>();
     this.#changed = changed;
     this.#diff(0, span);
-    this.#changed = undefined;
     const swap = this.#prev;
     this.#prev = this.#cur;
     this.#cur = swap;
     this.#prevLength = length;
-    const stale = this.#stale;
+    const repaired = verify > 0 && this.#verify(verify);
+    this.#changed = undefined;
+    const resumed = this.#held;
+    this.#held = false;
+    const stale = this.#stale || resumed || repaired;
     this.#stale = false;
-    return { changed, stale, ...this.#problem() };
+    return { changed, stale, held: false, resumed, ...this.#problem() };
+  }
+
+  /**
+   * A read that keeps the copy: the segment, read whole before, cannot be
+   * read. Staleness waits for the first read whole (which is then stale), so
+   * that scans while held are not asked for again and again.
+   */
+  #hold(): MirrorRead {
+    this.#held = true;
+    this.#stale = false;
+    return { changed: NOTHING, stale: false, held: true, resumed: false, ...this.#problem() };
+  }
+
+  /**
+   * Checks `count` slots of the copy (round-robin) against the table just
+   * read into #prev; corrects those whose uid is wrong.
+   * @returns Whether any was wrong.
+   */
+  #verify(count: number): boolean {
+    const slots = this.#prevLength / SLOT_SIZE;
+    const prev = this.#prev;
+    let slot = this.#verifyAt < slots ? this.#verifyAt : 0;
+    let wrong = false;
+    for (let n = Math.min(count, slots); n > 0; n -= 1) {
+      const offset = slot * SLOT_SIZE;
+      const uid = prev.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0 ? undefined : slotUid(prev, offset);
+      if (this.#slotUids[slot] !== uid) {
+        this.#setSlot(slot, uid);
+        wrong = true;
+      }
+      slot = slot + 1 === slots ? 0 : slot + 1;
+    }
+    // Slots beyond the table (it shrank) hold nothing.
+    for (let beyond = slots; beyond < this.#slotUids.length; beyond += 1) {
+      if (this.#slotUids[beyond] === undefined) continue;
+      this.#setSlot(beyond, undefined);
+      wrong = true;
+    }
+    this.#verifyAt = slot;
+    return wrong;
   }
 
   /** The segment's problem, once worth reporting; the segment forgets it then. */

@@ -72,6 +72,11 @@ export class WorkerBlocks {
     return this.#entries.keys();
   }
 
+  /** How many uids are known. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
   /**
    * @param uid A worker uid.
    * @returns The metadata last reported for it.

@@ -2,14 +2,14 @@
 // layout, written with SegmentFile) in a private temp directory.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe, it, mock } from 'node:test';
 import { JOURNAL_ADDED, JOURNAL_DROPPED, type JournalRecord } from '../../../src/backends/local/Journal.js';
 import { FREE_SLOT } from '../../../src/backends/local/layout.js';
 import { SegmentFile } from '../../../src/backends/local/SegmentFile.js';
-import { SlotMirror } from '../../../src/backends/local/SlotMirror.js';
+import { SlotMirror, VERIFY_SLOTS } from '../../../src/backends/local/SlotMirror.js';
 import { uidBytes } from '../../../src/backends/local/uidBytes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'woolrx-slotmirror-'));
@@ -142,6 +142,138 @@ describe('SlotMirror', () => {
     assert.deepEqual(sorted(mirror.read(true).changed), sorted([a, b]));
     assert.deepEqual([...mirror.uids()], [b]);
     replacement.close();
+    mirror.close();
+  });
+  it('a segment removed, then re-created holding the same uids in the same slots: read again, whatever the reads in between', () => {
+    const a = randomUUID();
+    const b = randomUUID();
+    for (const between of [1, 2, 3]) {
+      const path = join(dir, `recreated-${between}`);
+      const first = SegmentFile.create(path, 4);
+      assert.ok(first);
+      first.writeSlot(0, uidBytes(a));
+      first.writeSlot(3, uidBytes(b));
+      const mirror = new SlotMirror(path);
+      assert.deepEqual(sorted(mirror.read(true).changed), sorted([a, b]));
+      first.close();
+      unlinkSync(path);
+      for (let i = 0; i < between; i += 1) mirror.read(true);
+      assert.deepEqual([...mirror.uids()], [], 'no segment: no uids');
+      const second = SegmentFile.create(path, 4);
+      assert.ok(second);
+      second.writeSlot(0, uidBytes(a));
+      second.writeSlot(3, uidBytes(b));
+      assert.deepEqual(sorted(mirror.read(true).changed), sorted([a, b]), `${between} read(s) without a segment in between`);
+      assert.equal(mirror.has(a) && mirror.has(b), true);
+      second.close();
+      mirror.close();
+      unlinkSync(path);
+    }
+  });
+
+  it('a segment read whole, then damaged in place (header destroyed, impossible capacity, truncated): the copy is held, then read again once repaired', () => {
+    const a = randomUUID();
+    const b = randomUUID();
+    const damages: [string, (fd: number) => void][] = [
+      ['WLD1 destroyed', (fd) => writeSync(fd, Buffer.from('XXXX'), 0, 4, 0)],
+      ['capacity 2^26, grown sparse', (fd) => {
+        const huge = Buffer.alloc(4);
+        huge.writeUInt32LE(2 ** 26);
+        writeSync(fd, huge, 0, 4, 4);
+        ftruncateSync(fd, 16 + 16 * 2 ** 26);
+      }],
+      ['truncated to 2 of its 4 slots', (fd) => ftruncateSync(fd, 16 + 16 * 2)],
+    ];
+    for (const [what, damage] of damages) {
+      const { path, file } = segment(4);
+      file.writeSlot(0, uidBytes(a));
+      file.writeSlot(3, uidBytes(b));
+      const mirror = new SlotMirror(path);
+      mirror.read(true);
+      const fd = openSync(path, 'r+');
+      const original = Buffer.alloc(16 + 16 * 4);
+      readSync(fd, original, 0, original.length, 0);
+      damage(fd);
+      for (let i = 0; i < 3; i += 1) {
+        const read = mirror.read(true);
+        assert.equal(read.held, true, `${what}: held`);
+        assert.deepEqual([...read.changed], [], `${what}: nothing reported changed`);
+        assert.equal(read.healthy, false);
+      }
+      assert.equal(mirror.held, true);
+      assert.deepEqual(sorted(mirror.uids()), sorted([a, b]), `${what}: the copy kept`);
+      // Meanwhile: b dropped, c added.
+      const c = randomUUID();
+      original.set(FREE_SLOT, 16 + 16 * 3);
+      original.set(uidBytes(c), 16 + 16 * 1);
+      ftruncateSync(fd, original.length);
+      writeSync(fd, original, 0, original.length, 0);
+      closeSync(fd);
+      const repaired = mirror.read(true);
+      assert.equal(repaired.held, false);
+      assert.equal(repaired.resumed, true, `${what}: resumed`);
+      assert.equal(repaired.stale, true, `${what}: stale (compare every uid)`);
+      assert.deepEqual(sorted(repaired.changed), sorted([b, c]));
+      assert.deepEqual(sorted(mirror.uids()), sorted([a, c]));
+      assert.equal(mirror.read(true).resumed, false);
+      file.close();
+      mirror.close();
+    }
+  });
+
+  it('a segment never read whole (being created) is not held: it has no slots', () => {
+    const { path, file } = segment(4);
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.from('XXXX'), 0, 4, 0);
+    const mirror = new SlotMirror(path);
+    const read = mirror.read(true);
+    assert.equal(read.held, false);
+    assert.equal(mirror.size, 0);
+    writeSync(fd, Buffer.from('WLD1'), 0, 4, 0);
+    closeSync(fd);
+    const a = randomUUID();
+    file.writeSlot(2, uidBytes(a));
+    assert.deepEqual([...mirror.read(true).changed], [a]);
+    file.close();
+    mirror.close();
+  });
+
+  it('a verifying read corrects a copy that diverged from the table, which the bisection alone never sees', () => {
+    const { path, file } = segment(4);
+    const [a, b] = [randomUUID(), randomUUID()];
+    file.writeSlot(0, uidBytes(a));
+    file.writeSlot(3, uidBytes(b));
+    const mirror = new SlotMirror(path);
+    mirror.read(true);
+    file.close();
+    unlinkSync(path);
+    // Fault injected: the scratch table is not zeroed (as before issue #35),
+    // so that after two reads without a segment the copy's bytes still hold
+    // a and b while its uids say no slot is taken.
+    const skipFill = function (this: Buffer): Buffer {
+      return this;
+    } as Buffer['fill'];
+    const fill = mock.method(Buffer.prototype as { fill: Buffer['fill'] }, 'fill', skipFill);
+    try {
+      mirror.read(true);
+      mirror.read(true);
+    } finally {
+      fill.mock.restore();
+    }
+    assert.equal(mirror.size, 0);
+    const again = SegmentFile.create(path, 4);
+    assert.ok(again);
+    again.writeSlot(0, uidBytes(a));
+    again.writeSlot(3, uidBytes(b));
+    assert.deepEqual([...mirror.read(true).changed], [], 'the bisection compares with the wrong bytes: nothing changed');
+    assert.equal(mirror.has(a), false, 'diverged');
+    const verified = mirror.read(true, VERIFY_SLOTS);
+    assert.deepEqual(sorted(verified.changed), sorted([a, b]));
+    assert.equal(verified.stale, true, 'compare every uid');
+    assert.deepEqual(sorted(mirror.uids()), sorted([a, b]));
+    // A slice at a time: slots past the slice are checked at the next read.
+    assert.equal(mirror.read(true, 1).stale, false);
+    again.close();
     mirror.close();
   });
 });
