@@ -2,7 +2,7 @@
 // with Journal, in a private temp directory.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -156,6 +156,54 @@ describe('JournalFollower', () => {
     const writer = Journal.openForWrite(path, 64);
     assert.ok(writer);
     assert.equal(follower.moved(), true);
+    writer.close();
+    follower.close();
+  });
+  it('a journal that could not be used, then repaired: its records are replayed, and no notification is owed for them any more', () => {
+    const { path, writer } = journal();
+    const follower = new JournalFollower(path);
+    follow(follower, { skip: true });
+    const count = Buffer.alloc(4);
+    const fd = openSync(path, 'r+');
+    readSync(fd, count, 0, 4, 8);
+    writeSync(fd, Buffer.alloc(4), 0, 4, 8); // a record count of 0
+    // A writer that opened it before goes on appending (and notifying).
+    const a = randomUUID();
+    writer.append(JOURNAL_UPDATED, uidBytes(a), 0, Buffer.from('during'));
+    assert.equal(follow(follower).ok, false, 'not used');
+    assert.match(follower.takeProblem()?.message ?? '', /record count of 0/);
+    assert.equal(follower.match(1, false), false, 'its notification: no record to match, so the segment is read');
+    writeSync(fd, count, 0, 4, 8);
+    closeSync(fd);
+    assert.deepEqual(follow(follower).records.map((r) => r.record?.subarray(4).toString()), ['during'], 'replayed once repaired');
+    assert.equal(follower.match(1, false), false, 'the next notification (wool\'s) is not taken for the replayed record\'s');
+    writer.append(JOURNAL_UPDATED, uidBytes(a), 0, Buffer.from('after'));
+    follow(follower);
+    assert.equal(follower.match(1, false), true, 'matching goes on as before');
+    writer.close();
+    follower.close();
+  });
+
+  it('a journal that could not be used when first met is followed from its head once repaired (the segment was read instead)', () => {
+    const { path, writer } = journal();
+    writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), 0, Buffer.from('old'));
+    const fd = openSync(path, 'r+');
+    const size = Buffer.alloc(4);
+    readSync(fd, size, 0, 4, 4);
+    const bad = Buffer.alloc(4);
+    bad.writeUInt32LE(0xffffff00);
+    writeSync(fd, bad, 0, 4, 4);
+    const follower = new JournalFollower(path);
+    assert.deepEqual(follow(follower, { skip: true }), { ok: true, records: [] });
+    assert.match(follower.takeProblem()?.message ?? '', /record size of 4294967040/);
+    writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), 1, Buffer.from('during'));
+    assert.equal(follow(follower).ok, true, 'still not used: nothing to apply');
+    writeSync(fd, size, 0, 4, 4);
+    closeSync(fd);
+    assert.deepEqual(follow(follower).records, [], 'nothing replayed: what it held was found in the segment');
+    assert.equal(follower.seq, 2);
+    writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), 2, Buffer.from('after'));
+    assert.deepEqual(follow(follower).records.map((r) => r.record?.subarray(4).toString()), ['after']);
     writer.close();
     follower.close();
   });
