@@ -29,6 +29,11 @@ function validate(values: CliValues): void {
   if (from !== undefined && from === to && namespace === toNamespace) {
     throw new UsageError(`--from and --to are both ${from} namespace ${JSON.stringify(namespace)}: pass --to-namespace NS2, or another --to`);
   }
+  if (from === 'local' && to === 'local') {
+    throw new UsageError(
+      "--from local --to local: one host's shared memory names a worker's block by its uid, so a worker cannot be in two local namespaces at once; relay into etcd or lan",
+    );
+  }
   for (const [flag, name] of [['from', from], ['to', to]] as const) {
     if (name === 'etcd' && flagValues.list(values, 'endpoints').length === 0) {
       throw new UsageError(`--${flag} etcd needs --endpoints URL[,URL] (the etcd cluster's client URLs, e.g. http://10.0.0.5:2379)`);
