@@ -11,6 +11,8 @@ import type { BrowserContext } from 'playwright-core';
 // (no Node built-in), the owner in a page, the receiver in a Web Worker;
 // the port is the DOM `Worker` on one side and the worker's global scope on
 // the other (addEventListener + MessageEvent.data, structured clone).
+// `workersFrom` (events) and `discoveryFrom` (the read contract: "loading",
+// then the complete initial state at once).
 
 let bundle = '';
 let context: BrowserContext | undefined;
@@ -20,7 +22,7 @@ before(async () => {
   const result = await build({
     stdin: {
       contents:
-        "export * from './src/index.ts';\nexport { exposeWorkers, workersFrom, BridgeClosedError } from './src/bridge/index.ts';\n",
+        "export * from './src/index.ts';\nexport { discoveryFrom, exposeWorkers, workersFrom, BridgeClosedError } from './src/bridge/index.ts';\n",
       resolveDir: process.cwd(),
       loader: 'ts',
     },
@@ -64,6 +66,23 @@ self.addEventListener('message', (event) => {
   if (cmd === 'unsubscribe') { subs[event.data.name].unsubscribe(); self.postMessage({ report: event.data.name, kind: 'released' }); }
 });
 self.postMessage({ report: 'worker', kind: 'ready' });
+`;
+
+// Runs in the Web Worker: a page that shows "loading" until its reader's first
+// snapshot of GPU workers, one per channel; reports each thing it shows.
+const RENDERER = `
+const { discoveryFrom } = self.woolrx;
+const gpu = (worker) => worker.tags.includes('gpu');
+self.addEventListener('message', (event) => {
+  if (!event.data || event.data.cmd !== 'watch') return;
+  for (const channel of ['woolrx', 'empty']) {
+    self.postMessage({ channel, shown: 'loading' });
+    discoveryFrom(self, { channel }).snapshots(gpu).subscribe((snapshot) => {
+      const shown = [...snapshot.values()].map((w) => w.address).sort().join(' ') || '(no GPU worker)';
+      self.postMessage({ channel, shown });
+    });
+  }
+});
 `;
 
 describe('bridge in Chromium (page ↔ Web Worker)', () => {
@@ -162,6 +181,59 @@ describe('bridge in Chromium (page ↔ Web Worker)', () => {
       { kind: 'next', type: 'worker-dropped', uid: uid(1), tags: ['gpu'], frozen: true },
       { kind: 'error', name: 'LockTimeoutError', code: 'WOOLRX_LOCK_TIMEOUT', message: 'lock busy' },
     ]);
+    await page.close();
+  });
+
+  it('discoveryFrom(port).snapshots(gpu): "loading", then both GPU workers in the first snapshot; an empty pool\'s first snapshot is empty', async () => {
+    assert.ok(context !== undefined);
+    const page = await context.newPage();
+    await page.setContent('<!doctype html><title>bridge</title>');
+    await page.addScriptTag({ content: `${bundle}\nwindow.__name = (fn) => fn;` });
+    const shown = await page.evaluate(async ({ bundle: code, reader }) => {
+      interface PageWorker {
+        postMessage(message: unknown): void;
+        addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+        terminate(): void;
+      }
+      type Discovery = { publisher(): { publish(t: string, wk: unknown): Promise<void> } };
+      const page = globalThis as unknown as {
+        woolrx: {
+          exposeWorkers: (source: unknown, port: unknown, options?: unknown) => { unsubscribe(): void };
+          workerInfo: (init: unknown) => unknown;
+          memoryDiscovery: (ns: string) => Discovery;
+        };
+        Worker: new (url: string) => PageWorker;
+      };
+      const w = page.woolrx;
+      const info = (n: number, tags: string[]) => w.workerInfo({ uid: `0000000${n}-0000-4000-8000-000000000000`, address: `10.0.0.${n}:1`, pid: n, version: '1', tags });
+      // Two GPU workers and a CPU worker before anything is exposed; another namespace stays empty.
+      const pool = w.memoryDiscovery('chromium-synced');
+      const publisher = pool.publisher();
+      await publisher.publish('worker-added', info(2, ['gpu']));
+      await publisher.publish('worker-added', info(3, ['cpu']));
+      await publisher.publish('worker-added', info(4, ['gpu']));
+      const worker = new page.Worker(URL.createObjectURL(new Blob([code, '\n', reader], { type: 'text/javascript' })));
+      const exposures = [w.exposeWorkers(pool, worker), w.exposeWorkers(w.memoryDiscovery('chromium-empty'), worker, { channel: 'empty' })];
+      const reports: { channel: string; shown: string }[] = [];
+      const done = new Promise<void>((resolve, reject) => {
+        setTimeout(() => reject(new Error(`timeout; reports: ${JSON.stringify(reports)}`)), 10_000);
+        worker.addEventListener('message', (event) => {
+          const data = event.data as { channel?: string; shown?: string };
+          // The port also carries the bridge's own messages.
+          if (typeof data.channel !== 'string' || typeof data.shown !== 'string') return;
+          reports.push({ channel: data.channel, shown: data.shown });
+          if (reports.filter((r) => r.shown !== 'loading').length === 2) resolve();
+        });
+      });
+      worker.postMessage({ cmd: 'watch' });
+      await done;
+      worker.terminate();
+      for (const exposure of exposures) exposure.unsubscribe();
+      return reports;
+    }, { bundle, reader: RENDERER });
+    const of = (channel: string) => shown.filter((r) => r.channel === channel).map((r) => r.shown);
+    assert.deepEqual(of('woolrx'), ['loading', '10.0.0.2:1 10.0.0.4:1'], JSON.stringify(shown));
+    assert.deepEqual(of('empty'), ['loading', '(no GPU worker)']);
     await page.close();
   });
 });

@@ -2,12 +2,15 @@
 // tarball as a user builds it, runs in Debian's Chromium: its preload and
 // renderer are bundled for the browser from the installed package (only
 // Electron's `ipcRenderer` is a stand-in), its main process is bundled for
-// Node. The page gets the worker events from this Node process over the
-// bridge: `exposeWorkers(localDiscovery(ns).events(), port)` here, a
-// WebSocket in between (the test's stand-in for Electron's IPC), a real
-// MessagePort in the page. The test publishes through the package's
-// woolrx/local and asserts what the page shows after an add, an update and
-// a drop, and that closing the page releases the upstream subscription.
+// Node. The page reads the discovery of this Node process over the bridge:
+// `exposeWorkers(localDiscovery(ns), port)` here, a WebSocket in between
+// (the test's stand-in for Electron's IPC), a real MessagePort in the page,
+// `discoveryFrom(port).snapshots(gpu)` in the renderer. The test publishes
+// through the package's woolrx/local and asserts everything the page shows,
+// in order: "loading", then the complete initial state at once (empty:
+// "no GPU worker"; or both GPU workers in one go, never one then both),
+// then each add, update and drop; and that closing the pages releases their
+// upstream subscriptions.
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -15,7 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import type * as Rx from 'rxjs';
 import type { Observable } from 'rxjs';
 import { WebSocketServer } from 'ws';
@@ -30,6 +33,7 @@ let app: string;
 let browser: Browser | undefined;
 let server: Server | undefined;
 const namespace = uniqueNamespace('browser');
+const emptyNamespace = uniqueNamespace('browser-empty');
 const uids: string[] = [];
 
 /** Electron's preload API, as far as the example's preload uses it; the relay below plays the main process. */
@@ -39,9 +43,21 @@ export const ipcRenderer = { on(channel, listener) { listeners.set(channel, list
 globalThis.electronStandIn = { send(channel, event) { listeners.get(channel)?.(event); } };
 `;
 
+/** Reports every text #gpu-workers shows, from its first, to the test's `woolrxShown` binding. */
+const SHOWN_OBSERVER = `
+let last;
+new MutationObserver(() => {
+  const text = document.getElementById('gpu-workers')?.textContent;
+  if (!text || text === last) return;
+  last = text;
+  globalThis.woolrxShown(text);
+}).observe(document, { childList: true, characterData: true, subtree: true });
+`;
+
 /** The main process's half, in the page: a MessageChannel whose port1 is relayed over a WebSocket to Node. */
+// (The page's query string picks the namespace the Node side exposes.)
 const RELAY = `
-const socket = new WebSocket('ws://' + location.host + '/bridge');
+const socket = new WebSocket('ws://' + location.host + '/bridge' + location.search);
 const { port1, port2 } = new MessageChannel();
 socket.addEventListener('message', (event) => port1.postMessage(JSON.parse(event.data)));
 port1.onmessage = (event) => socket.send(JSON.stringify(event.data));
@@ -84,7 +100,7 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
   after(async () => {
     await browser?.close();
     await new Promise<void>((done) => (server === undefined ? done() : server.close(() => done())));
-    const left = sweep(namespace, uids);
+    const left = [...sweep(namespace, uids), ...sweep(emptyNamespace, [])];
     ws?.dispose();
     assert.deepEqual(left, [], 'shared-memory objects left behind');
   });
@@ -106,7 +122,7 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
     writeFileSync(join(page, 'index.html'), html);
   });
 
-  it('shows the GPU workers after an add, an update and a drop, and releases the upstream when the page closes', async () => {
+  it('shows "loading", then the complete initial state at once (empty, or both GPU workers), then each change; releases the upstreams when the pages close', async () => {
     assert.ok(browser !== undefined);
     const load = <T>(entry: string): Promise<T> => import(pathToFileURL(join(app, 'node_modules/woolrx/dist', entry)).href) as Promise<T>;
     const { workerInfo } = await load<typeof Core>('index.js');
@@ -114,13 +130,22 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
     const { localDiscovery } = await load<typeof Local>('local/index.js');
     const { finalize } = (await import(pathToFileURL(join(app, 'node_modules/rxjs/dist/esm5/index.js')).href)) as typeof Rx;
 
+    // The discovery as the main process exposes it, its watch() subscriptions counted.
     const open = { upstream: 0 };
     const upstream = (): number => open.upstream;
-    const events$ = localDiscovery(namespace, { pollInterval: 100 }).events();
-    const workers$: Observable<Core.DiscoveryEvent> = new (events$.constructor as typeof Observable<Core.DiscoveryEvent>)((subscriber) => {
-      open.upstream += 1;
-      return events$.pipe(finalize(() => (open.upstream -= 1))).subscribe(subscriber);
-    });
+    const exposed = (ns: string): Core.Discovery => {
+      const discovery = localDiscovery(ns, { pollInterval: 100 });
+      return {
+        ...discovery,
+        watch: (filter?: Core.WorkerPredicate): Observable<Core.DiscoveryItem> => {
+          const items$ = discovery.watch(filter);
+          return new (items$.constructor as typeof Observable<Core.DiscoveryItem>)((subscriber) => {
+            open.upstream += 1;
+            return items$.pipe(finalize(() => (open.upstream -= 1))).subscribe(subscriber);
+          });
+        },
+      };
+    };
 
     const page = join(app, 'page');
     const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript' };
@@ -136,7 +161,7 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
       }
     });
     const sockets = new WebSocketServer({ server, path: '/bridge' });
-    sockets.on('connection', (socket) => {
+    sockets.on('connection', (socket, request) => {
       const listeners = new Map<string, Set<(value: unknown) => void>>();
       const emit = (type: string, value?: unknown): void => listeners.get(type)?.forEach((listener) => listener(value));
       socket.on('message', (data: Buffer) => emit('message', JSON.parse(data.toString('utf8'))));
@@ -145,7 +170,7 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
         on: (type: string, listener: (value: unknown) => void) => void (listeners.get(type) ?? listeners.set(type, new Set()).get(type))?.add(listener),
         off: (type: string, listener: (value: unknown) => void) => void listeners.get(type)?.delete(listener),
       };
-      const exposure = exposeWorkers(workers$, port);
+      const exposure = exposeWorkers(exposed(request.url?.endsWith('?empty') === true ? emptyNamespace : namespace), port);
       socket.on('close', () => {
         exposure.unsubscribe();
         emit('close');
@@ -156,39 +181,57 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
     assert.ok(address !== null && typeof address === 'object');
 
     const context = await browser.newContext();
-    const tab = await context.newPage();
     const problems: string[] = [];
-    tab.on('pageerror', (error) => problems.push(error.message));
-    tab.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
-    });
-    const shown = async (text: string): Promise<void> => {
-      // Read through Playwright's own isolated world: the page's CSP (default-src 'self') forbids evaluating strings.
-      let last: string | null = null;
+    /** Opens the page; returns everything #gpu-workers shows, in order (a MutationObserver injected by the DevTools protocol, which the page's CSP does not govern). */
+    const openPage = async (query = ''): Promise<{ tab: Page; log: string[] }> => {
+      const tab = await context.newPage();
+      const log: string[] = [];
+      tab.on('pageerror', (error) => problems.push(error.message));
+      tab.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+      });
+      await tab.exposeBinding('woolrxShown', (_source, text: string) => void log.push(text));
+      await tab.addInitScript({ content: SHOWN_OBSERVER });
+      await tab.goto(`http://127.0.0.1:${address.port}/index.html${query}`);
+      return { tab, log };
+    };
+    /** Waits until the page's list of what it showed is `expected`. */
+    const showed = async (log: string[], expected: string[]): Promise<void> => {
       for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((done) => setTimeout(done, 50))) {
-        last = await tab.locator('#gpu-workers').textContent();
-        if (last === text) return;
+        if (log.length >= expected.length) break;
       }
-      assert.equal(last, text, `what the page shows (page errors: ${problems.join('; ') || 'none'})`);
+      assert.deepEqual(log, expected, `what the page showed (page errors: ${problems.join('; ') || 'none'})`);
     };
 
     const publisher = localDiscovery(namespace).publisher();
     try {
       const gpu = workerInfo({ uid: crypto.randomUUID(), address: '127.0.0.1:7001', pid: process.pid, version: '1.0.0', tags: ['gpu'] });
+      const gpu2 = workerInfo({ uid: crypto.randomUUID(), address: '127.0.0.1:7003', pid: process.pid, version: '1.0.0', tags: ['gpu'] });
       const cpu = workerInfo({ uid: crypto.randomUUID(), address: '127.0.0.1:7002', pid: process.pid, version: '1.0.0', tags: ['cpu'] });
-      uids.push(gpu.uid, cpu.uid);
-      // A CPU worker before the page opens (the initial state: filtered out,
-      // so the page still waits), the GPU worker after.
+      uids.push(gpu.uid, gpu2.uid, cpu.uid);
+
+      // An empty namespace: "loading", then an empty first snapshot.
+      const empty = await openPage('?empty');
+      await showed(empty.log, ['(waiting for the main process)', '(loading…)', '(no GPU worker)']);
+      await empty.tab.close();
+
+      // A CPU worker before the page opens: the initial state has no GPU worker.
       await publisher.publish('worker-added', cpu);
-      await tab.goto(`http://127.0.0.1:${address.port}/index.html`);
-      await shown('(waiting for the main process)');
+      const first = await openPage();
+      await showed(first.log, ['(waiting for the main process)', '(loading…)', '(no GPU worker)']);
       await publisher.publish('worker-added', gpu);
-      await shown('127.0.0.1:7001  gpu');
       await publisher.publish('worker-updated', workerInfo({ ...gpu, tags: ['gpu', 'large'] }));
-      await shown('127.0.0.1:7001  gpu,large');
+      await publisher.publish('worker-added', gpu2);
+      await showed(first.log.slice(3), ['127.0.0.1:7001  gpu', '127.0.0.1:7001  gpu,large', '127.0.0.1:7001  gpu,large\n127.0.0.1:7003  gpu']);
+
+      // Two GPU workers present when a page opens: its first list holds both.
+      const second = await openPage();
+      await showed(second.log, ['(waiting for the main process)', '(loading…)', '127.0.0.1:7001  gpu,large\n127.0.0.1:7003  gpu']);
+      assert.equal(upstream(), 2, 'one upstream subscription per watching page');
+
       await publisher.publish('worker-dropped', gpu);
-      await shown('(no GPU worker)');
-      assert.equal(upstream(), 1, 'one upstream subscription while the page watches');
+      await publisher.publish('worker-dropped', gpu2);
+      await showed(second.log.slice(3), ['127.0.0.1:7003  gpu', '(no GPU worker)']);
       assert.deepEqual(problems, [], 'errors or warnings in the page');
     } finally {
       await context.close();
@@ -196,6 +239,6 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
     }
     const deadline = Date.now() + 10_000;
     while (upstream() !== 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
-    assert.equal(upstream(), 0, 'closing the page releases the upstream subscription');
+    assert.equal(upstream(), 0, 'closing the pages releases their upstream subscriptions');
   });
 });

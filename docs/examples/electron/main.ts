@@ -1,13 +1,14 @@
 // Electron main process: the backends live here (Node built-ins, shared
-// memory, sockets). Each window gets a MessagePort with the worker events.
+// memory, sockets). Each window gets a MessagePort with the discovery's
+// read contract (events, synced, snapshots) on it.
 import { app, BrowserWindow, MessageChannelMain } from 'electron';
 import { fileURLToPath } from 'node:url';
 import { localDiscovery } from 'woolrx/local';
 import { exposeWorkers } from 'woolrx/bridge';
-import { shareWorkers } from 'woolrx';
 
-// One backend subscription for every window, released when the last one goes.
-const workers$ = localDiscovery('my-pool').events().pipe(shareWorkers());
+// Each subscription a window makes gets its own watch of the namespace,
+// released when the window unsubscribes or closes.
+const discovery = localDiscovery('my-pool');
 
 function openWindow(): void {
   const window = new BrowserWindow({
@@ -21,7 +22,7 @@ function openWindow(): void {
     },
   });
   const { port1, port2 } = new MessageChannelMain();
-  const exposure = exposeWorkers(workers$, port1);
+  const exposure = exposeWorkers(discovery, port1);
   window.webContents.on('did-finish-load', () => {
     window.webContents.postMessage('woolrx:port', null, [port2]);
   });
