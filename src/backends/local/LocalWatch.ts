@@ -253,7 +253,8 @@ export class LocalWatch {
     const more = this.#sweep.next(this.#current, this.#compare);
     if (this.#left) return;
     if (more) this.#wake.schedule();
-    this.#reclaimer.check(fresh);
+    // Reclaiming goes through the segment: not while it cannot be read (the workers kept wait for it).
+    if (!this.#mirror.held) this.#reclaimer.check(fresh);
     fresh.clear();
   }
 
