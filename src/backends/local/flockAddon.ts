@@ -35,10 +35,25 @@ const SHIPPED = 'linux-x64 (glibc, musl), linux-arm64 (glibc)';
 
 let native: NativeFlock | undefined;
 
+/** `process.report` with `excludeNetwork` (Node ≥ 20.13; not in @types/node 20). */
+type ProcessReport = typeof process.report & { excludeNetwork?: boolean };
+
 /** `glibc` or `musl` (a Node built against glibc reports the glibc version it runs on). */
 function libc(): 'glibc' | 'musl' {
-  const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
-  return report.header?.glibcVersionRuntime === undefined ? 'musl' : 'glibc';
+  // Without excludeNetwork the report looks up the host name of every open
+  // socket's peer, synchronously on this thread: where no DNS server answers
+  // (a container, a network namespace) that blocks the process for the
+  // resolver's timeouts, per socket — e.g. a relay holding an etcd
+  // connection, loading the addon when it leaves a namespace.
+  const report = process.report as ProcessReport;
+  const excluded = report.excludeNetwork;
+  report.excludeNetwork = true;
+  try {
+    const header = (report.getReport() as { header?: { glibcVersionRuntime?: string } }).header;
+    return header?.glibcVersionRuntime === undefined ? 'musl' : 'glibc';
+  } finally {
+    report.excludeNetwork = excluded ?? false;
+  }
 }
 
 function isWoolrxRoot(dir: string): boolean {
