@@ -21,7 +21,7 @@ import type { BridgeOptions, BridgePort } from './types.js';
  *
  * Each subscription is one `subscribe` request for the owner's `watch()`
  * (a backend watch of its own, released on unsubscribe). Filters run on
- * this side (a function cannot cross a port), with {@link filterWorkers}'
+ * this side (a function cannot cross a port), with `filterWorkers`'
  * in/out transitions; `synced` passes every filter. Every event is rebuilt
  * as a validated, frozen `DiscoveryEvent`: a malformed one errors its
  * subscription with the `TypeError` naming the bad value, and releases it.
