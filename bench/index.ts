@@ -1,5 +1,5 @@
 /**
- * Benchmark runner: `npm run bench -- [--suite core|local|lan|etcd|flock|all, or a comma list] [--workers N] [--runs R] [--json] [--report]`.
+ * Benchmark runner: `npm run bench -- [--suite core|local|lan|etcd|flock|relay|all, or a comma list] [--workers N] [--runs R] [--json] [--report]`.
  *
  * `--runs R` (local suite; default 3): repeat the measurement R times and
  * report the median of each figure. The LAN late joiner runs R joiners
@@ -13,7 +13,8 @@
  * measure: signing cost, add → event latency (`--workers N`, default 200),
  * late joiner (1 000 and 5 000 workers, or `--workers N`).
  *
- * The etcd suite syncs 100 000 existing workers unless `--workers N`.
+ * The etcd suite syncs 100 000 existing workers unless `--workers N`; the
+ * relay suite relays 10 000 local workers into etcd unless `--workers N`.
  *
  * Prints a readable table per suite; with `--json`, the last line of output
  * is one JSON object per the issue contracts (for `--suite local`:
@@ -53,7 +54,7 @@ const { values } = parseArgs({
 // a chosen suite only prints, unless --report is given.
 const report = values.report ?? values.suite === 'all';
 
-const SUITES = ['core', 'local', 'lan', 'etcd', 'flock'] as const;
+const SUITES = ['core', 'local', 'lan', 'etcd', 'flock', 'relay'] as const;
 type Suite = (typeof SUITES)[number];
 
 function usage(message: string): never {
@@ -284,6 +285,23 @@ async function runEtcd(): Promise<Record<string, unknown>> {
   return { ...result };
 }
 
+async function runRelay(): Promise<Record<string, unknown>> {
+  const { benchRelay } = await import('./relay/bench.js');
+  const workers = workersArg ?? 10_000;
+  const r = await benchRelay({ workers });
+  printTable(`relay: local → etcd (own etcd on loopback), each figure with its floor from the same run`, [
+    { name: 'floor: local add → local event, p50', value: r.local_p50_ms, unit: 'ms' },
+    { name: 'floor: etcd add → etcd event, p50', value: r.etcd_p50_ms, unit: 'ms' },
+    { name: 'relayed: local add → etcd event, p50', value: r.relayed_p50_ms, unit: 'ms' },
+    { name: 'relayed: local add → etcd event, p99', value: r.relayed_p99_ms, unit: 'ms' },
+    { name: 'relayed p50 − (local p50 + etcd p50) (target ≤ 1)', value: r.relayed_excess_ms, unit: 'ms' },
+    { name: `initial relay of ${workers} local workers into etcd (runs: ${r.initial_relay_runs_ms.join(', ')})`, value: r.initial_relay_ms, unit: 'ms' },
+    { name: `floor: the etcd backend's own publish of ${workers} (runs: ${r.etcd_publish_runs_ms.join(', ')})`, value: r.etcd_publish_ms, unit: 'ms' },
+    { name: 'initial relay / own publish (target ≤ 1.5)', value: r.initial_ratio, unit: '×' },
+  ]);
+  return { ...r };
+}
+
 async function runFlock(): Promise<Record<string, unknown>> {
   const { benchFlock } = await import('./flock/bench.js');
   const rows = benchFlock();
@@ -299,6 +317,7 @@ const runners: Record<Suite, () => Promise<Record<string, unknown>>> = {
   local: runLocal,
   lan: runLan,
   etcd: runEtcd,
+  relay: runRelay,
 };
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';

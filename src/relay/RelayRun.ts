@@ -81,7 +81,7 @@ export class RelayRun {
   readonly #desired = new Map<string, WorkerInfo>();
   /** Source workers not relayed, with the reason reported. */
   readonly #skipped = new Map<string, string>();
-  /** Desired forms the target refused (not retried until the worker changes). */
+  /** Desired forms the target refused (not retried until the worker changes); always the current desired form. */
   readonly #refused = new Map<string, WorkerInfo>();
   /** Every worker the target holds, by uid. */
   readonly #held = new Map<string, WorkerInfo>();
@@ -383,7 +383,8 @@ export class RelayRun {
   }
 
   #status(): RelayStatusUpdate {
-    const relayed = [...this.#desired.keys()].filter((uid) => this.#wanted(uid) !== undefined).length;
+    // A refused form is always the current desired one (a new form clears it).
+    const relayed = this.#desired.size - this.#refused.size;
     const up = this.#state === 'up';
     return {
       type: 'relay-status',

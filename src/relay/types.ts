@@ -55,6 +55,7 @@ export type RelayTargetState = 'up' | 'down';
  * (changes within one scheduler turn are coalesced into one item).
  */
 export interface RelayStatusUpdate {
+  /** Always `'relay-status'`. */
   readonly type: 'relay-status';
   /** Source workers the relay keeps in the target. */
   readonly relayed: number;
@@ -73,6 +74,7 @@ export interface RelayStatusUpdate {
 
 /** A source worker the relay does not relay, and why (once per worker and reason). */
 export interface RelaySkipped {
+  /** Always `'relay-skipped'`. */
   readonly type: 'relay-skipped';
   /** The worker. */
   readonly uid: string;
@@ -82,6 +84,7 @@ export interface RelaySkipped {
 
 /** A write to the target that failed: the target is down (no `uid`), or refused one worker (`uid`). */
 export interface RelayError {
+  /** Always `'relay-error'`. */
   readonly type: 'relay-error';
   /** What failed. */
   readonly message: string;
@@ -93,6 +96,7 @@ export interface RelayError {
 
 /** A diagnostic of the source's or the target's discovery, passed on. */
 export interface RelayDiagnostic {
+  /** Always `'relay-diagnostic'`. */
   readonly type: 'relay-diagnostic';
   /** Whose diagnostic it is. */
   readonly side: 'source' | 'target';
