@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { localDiscovery } from '../../src/backends/local/index.js';
@@ -138,9 +140,23 @@ function ours(namespace: string): string[] {
   return readdirSync('/dev/shm').filter((name) => name.includes(namespace) || name.includes(hash));
 }
 
+/** The local namespaces of these tests: what a failed one left is removed in `after`. */
+const localNamespaces: string[] = [];
+function localNamespace(): string {
+  const namespace = `leak${randomUUID().slice(0, 8)}`;
+  localNamespaces.push(namespace);
+  return namespace;
+}
+
 let cluster: EtcdCluster | undefined;
 after(async () => {
   await cluster?.dispose();
+  const tmp = realpathSync(tmpdir());
+  for (const namespace of localNamespaces) {
+    for (const name of ours(namespace)) rmSync(join('/dev/shm', name), { recursive: true, force: true });
+    rmSync(join(tmp, `wool-${namespace}`), { recursive: true, force: true });
+    rmSync(join(tmp, `wool-lock-${shortHash(namespace)}`), { force: true });
+  }
 });
 
 describe('1,000 subscribe/unsubscribe cycles leave nothing behind', { timeout: 300_000 }, () => {
@@ -149,7 +165,7 @@ describe('1,000 subscribe/unsubscribe cycles leave nothing behind', { timeout: 3
   });
 
   it('local: and /dev/shm holds nothing of the namespace afterwards', async () => {
-    const namespace = `leak${randomUUID().slice(0, 8)}`;
+    const namespace = localNamespace();
     assertFlat(await run(['local', namespace, String(CYCLES)]));
     assert.deepEqual(ours(namespace), []);
   });
@@ -160,7 +176,7 @@ describe('1,000 subscribe/unsubscribe cycles leave nothing behind', { timeout: 3
     // the subscription's objects were collected. They are one pair per
     // process now. Measured with 200 subscriptions open at once, so that
     // nothing depends on when the collector runs.
-    const namespace = `leak${randomUUID().slice(0, 8)}`;
+    const namespace = localNamespace();
     const discovery = localDiscovery(namespace);
     const publisher = discovery.publisher();
     for (let n = 1; n <= 5; n++) {
@@ -187,7 +203,7 @@ describe('1,000 subscribe/unsubscribe cycles leave nothing behind', { timeout: 3
     // an object spread of 17 properties per cleanup (half of its ~3 KB
     // survived). Counted in the collector's own trace, not in RSS: the
     // count does not depend on timing, RSS steps when V8 decides to grow.
-    const namespace = `leak${randomUUID().slice(0, 8)}`;
+    const namespace = localNamespace();
     const { perCycle, scavenges, report } = await survivorsPerCycle(['local', namespace, String(CYCLES)]);
     console.log(`# leaks local: ${(perCycle / 1024).toFixed(1)} KiB surviving scavenges per cycle (${scavenges} scavenges)`);
     assert.ok(scavenges > 0, 'the trace shows scavenges');

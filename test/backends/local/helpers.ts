@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,9 +34,39 @@ export function isLockTimeout(namespace: string, timeout: number): (error: unkno
 export const CHILDREN = join(dirname(fileURLToPath(import.meta.url)), 'children');
 export const TMP = realpathSync(tmpdir());
 
-/** A namespace no other test (or run) uses. */
+/** Every namespace this process made, for the sweep at exit. */
+const made = new Set<string>();
+
+/**
+ * A namespace no other test (or run) uses. Whatever of it is still there
+ * when this process exits — a test failed before its cleanup, an `after`
+ * check threw before reaching the rest — is removed then (see
+ * {@link sweepAtExit}); the checks in `after` still report it.
+ */
 export function uniqueNamespace(tag: string): string {
-  return `woolrx-test-${tag}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const namespace = `woolrx-test-${tag}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  made.add(namespace);
+  if (made.size === 1) process.once('exit', sweepAtExit);
+  return namespace;
+}
+
+/**
+ * Removes what {@link leftovers} finds of every namespace made here, and
+ * this process's stray test files; says so on stderr and fails the file
+ * (exit status 1): the `after` checks had not caught it.
+ */
+function sweepAtExit(): void {
+  const left: string[] = [];
+  for (const namespace of made) {
+    for (const path of leftovers(namespace)) {
+      left.push(path);
+      rmSync(path, { recursive: true, force: true });
+    }
+  }
+  left.push(...strayTestFiles());
+  if (left.length === 0) return;
+  process.stderr.write(`removed at exit what this test file left behind (a failed test, or its after() checks missed it):\n${left.map((path) => `  ${path}\n`).join('')}`);
+  process.exitCode = 1;
 }
 
 /** A valid worker with a fresh uid; pid defaults to this process (alive). */
@@ -182,20 +212,28 @@ export function leftovers(namespace: string, uids: Iterable<string> = []): strin
   return candidates.filter((path) => existsSync(path));
 }
 
-/** Asserts (after waiting a little for asynchronous cleanup) that nothing of the namespace remains. */
+/**
+ * Asserts (after waiting a little for asynchronous cleanup) that nothing of
+ * the namespace remains; what does is removed before the assertion fails,
+ * so that a failing test leaves nothing behind either.
+ */
 export async function assertClean(namespace: string, uids: Iterable<string> = []): Promise<void> {
   const all = [...uids];
   try {
     await waitFor(() => leftovers(namespace, all).length === 0, `cleanup of ${namespace}`, 3_000);
   } catch {
-    assert.deepEqual(leftovers(namespace, all), [], `leftovers of namespace ${namespace}`);
+    const left = leftovers(namespace, all);
+    for (const path of left) rmSync(path, { recursive: true, force: true });
+    assert.deepEqual(left, [], `leftovers of namespace ${namespace}`);
   }
 }
 
 /**
  * Everything in /dev/shm and the temp directory that this process's tests
  * left: worker blocks holding a worker with this process's pid, and
- * notification directories of this process's test namespaces.
+ * notification directories of this process's test namespaces. What is
+ * found is removed (a failing test leaves nothing for the next run) and
+ * returned, for the caller's assertion.
  */
 export function strayTestFiles(): string[] {
   const stray: string[] = [];
@@ -213,5 +251,6 @@ export function strayTestFiles(): string[] {
   for (const name of readdirSync(TMP)) {
     if (name.startsWith('wool-woolrx-test-') && name.includes(`-${process.pid}-`)) stray.push(join(TMP, name));
   }
+  for (const path of stray) rmSync(path, { recursive: true, force: true });
   return stray;
 }
