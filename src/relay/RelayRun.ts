@@ -363,7 +363,16 @@ export class RelayRun {
     this.#retryWhenIdle = false;
     if (this.#ended) return;
     this.#state = 'retrying';
-    this.#reconcileAll();
+    if (this.#targetSynced) {
+      this.#reconcileAll();
+    } else {
+      // Nothing read of the target yet: write every worker again (an
+      // unchanged one is no event); drops wait for the target's state.
+      for (const uid of this.#desired.keys()) {
+        const wanted = this.#wanted(uid);
+        if (wanted !== undefined && !this.#inFlight.has(uid)) this.#write('worker-added', wanted);
+      }
+    }
     if (this.#pending === 0 && this.#state === 'retrying') {
       this.#state = 'up';
       this.#attempt = 0;

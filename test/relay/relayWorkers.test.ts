@@ -5,7 +5,7 @@
 // argument checks.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { filter, firstValueFrom, lastValueFrom, Subject, takeUntil, toArray, type Subscription } from 'rxjs';
+import { filter, firstValueFrom, lastValueFrom, NEVER, Subject, takeUntil, toArray, type Subscription } from 'rxjs';
 import { memoryDiscovery } from '../../src/backends/memory/memoryDiscovery.js';
 import { MemoryRegistry } from '../../src/backends/memory/MemoryRegistry.js';
 import type { Discovery, WorkerPublisher } from '../../src/discovery/types.js';
@@ -138,6 +138,30 @@ describe('relayWorkers: target down and back', () => {
     } finally {
       run.subscription.unsubscribe();
       watching.unsubscribe();
+      await publisher.close();
+    }
+  });
+
+  it('a target not read yet (its watch has not synced): retries write every worker again, and the target stays down until one goes through', async () => {
+    const registry = new MemoryRegistry();
+    const source = memoryDiscovery('source', { registry });
+    const flaky = new FlakyTarget(registry);
+    const silent: Discovery = Object.freeze({ ...flaky.target, watch: () => NEVER });
+    const publisher = source.publisher();
+    flaky.down = true;
+    await publisher.publish('worker-added', w(1));
+    const run = new Run(relayWorkers(source, silent, { id: ID }));
+    try {
+      await run.until((status) => status.target === 'down', 'target down');
+      await sleep(700); // retries at 100, 200 and 400 ms
+      assert.equal(run.status?.target, 'down', 'still down: every retry failed');
+      assert.ok(flaky.writes >= 3, `retried, ${flaky.writes} writes`);
+      flaky.down = false;
+      const up = await run.until((status) => status.target === 'up' && status.pending === 0, 'up again', 5000);
+      assert.equal(up.synced, false, 'not synced: the target was never read');
+      assert.deepEqual([...(await flaky.contents()).keys()], [w(1).uid]);
+    } finally {
+      run.subscription.unsubscribe();
       await publisher.close();
     }
   });
