@@ -95,8 +95,16 @@ describe('discoveryFrom across worker_threads (the owner exposes a memory Discov
     const all = record(reader.watch());
     const gpus = record(reader.watch(gpu));
     const gpuEvents = record(reader.events(gpu));
-    await until(() => gpus.seen.values.length === 2 && all.seen.values.length === 3 && gpuEvents.seen.values.length === 1, 'the initial state');
+    // The events-only receiver on the same exposure: the owner serves it discovery.events().
+    const legacy = record(workersFrom(side.port));
+    await until(
+      () => gpus.seen.values.length === 2 && all.seen.values.length === 3 && gpuEvents.seen.values.length === 1 && legacy.seen.values.length === 2,
+      'the initial state',
+    );
     assert.deepEqual(all.seen.values, [added(1), added(2), SYNCED]);
+    assert.deepEqual(legacy.seen.values, [added(1), added(2)]);
+    assert.equal(await side.active(), 4);
+    legacy.subscription.unsubscribe();
     assert.deepEqual(gpus.seen.values, [added(2), SYNCED]);
     // 1 starts passing (added), 2 stops passing (dropped with its last GPU metadata), then 1 goes.
     await side.publish('worker-updated', { ...init(1), tags: ['gpu'] });
