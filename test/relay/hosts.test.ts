@@ -37,24 +37,15 @@ function alive(pid: number): boolean {
   }
 }
 
-/** `node -e` in a host: a put or a range through etcd's JSON gateway. */
-const ETCD_CALL = `
-const [url, op, key, value] = process.argv.slice(1);
-const b64 = (text) => Buffer.from(text).toString('base64');
-const body = op === 'put' ? { key: b64(key), value: b64(value) } : { key: b64(key) };
-fetch(url + '/v3/kv/' + op, { method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(5000) })
-  .then((response) => response.json())
-  .then((json) => {
-    const kv = json.kvs?.[0];
-    console.log(op === 'put' ? 'ok' : kv === undefined ? 'absent' : Buffer.from(kv.value, 'base64').toString());
-  })
-  .catch((error) => { console.error(String(error)); process.exit(1); });
-`;
-
+/** A put or a range through etcd's JSON gateway, from a host. */
 function etcdCall(host: Host, endpoint: string, op: 'put' | 'range', key: string, value = ''): string {
-  const result = host.run(process.execPath, ['-e', ETCD_CALL, endpoint, op, key, value]);
-  assert.equal(result.status, 0, `etcd ${op} from host ${host.label}: ${result.stderr}`);
-  return result.stdout.trim();
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  const answer = host.etcdJson(endpoint, `/v3/kv/${op}`, op === 'put' ? { key: b64(key), value: b64(value) } : { key: b64(key) }) as {
+    kvs?: { value: string }[];
+  };
+  if (op === 'put') return 'ok';
+  const kv = answer.kvs?.[0];
+  return kv === undefined ? 'absent' : Buffer.from(kv.value, 'base64').toString();
 }
 
 describe('two hosts on one machine (the relay tests\' harness)', { timeout: 60_000 }, () => {

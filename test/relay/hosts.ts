@@ -159,6 +159,19 @@ export class Host {
     return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr || result.error?.message || '' };
   }
 
+  /**
+   * POSTs `body` to etcd's JSON gateway (`endpoint` + `path`, e.g.
+   * `/v3/lease/leases`) from this host, and returns the parsed answer.
+   */
+  etcdJson(endpoint: string, path: string, body: object): unknown {
+    const script = `fetch(process.argv[1], { method: 'POST', body: process.argv[2], signal: AbortSignal.timeout(5000) })
+      .then((response) => response.text()).then((text) => process.stdout.write(text))
+      .catch((error) => { console.error(String(error)); process.exit(1); });`;
+    const result = this.run(process.execPath, ['-e', script, `${endpoint}${path}`, JSON.stringify(body)]);
+    if (result.status !== 0) throw new Error(`etcd ${path} from host ${this.label}: ${result.stderr}`);
+    return JSON.parse(result.stdout) as unknown;
+  }
+
   /** Spawns the built `woolrx <args>` (`node dist/cli/main.js`) in this host. */
   woolrx(args: readonly string[]): ChildProcess {
     assertBuiltCli();
