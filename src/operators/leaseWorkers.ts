@@ -45,7 +45,7 @@ export interface WorkerLease extends Disposable {
 /** Options of {@link WorkerLeases.acquire}. */
 export interface AcquireOptions {
   /** Aborting it withdraws a pending acquire, which rejects with the signal's reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** The pool {@link leaseWorkers} returns. */
