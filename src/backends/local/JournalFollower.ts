@@ -132,9 +132,6 @@ export class JournalFollower {
       resumed = this.#lost;
       this.#lost = false;
       if (journal.epoch !== this.#epoch) {
-        // One that could not be used when first met: the changes before now
-        // were found in the segment instead; follow it from its head.
-        if (resumed && this.#epoch === undefined) skip = true;
         // A journal created (or re-created) since we last looked: all of it
         // is news, and each of its records is owed a notification.
         this.#epoch = journal.epoch;
@@ -151,10 +148,12 @@ export class JournalFollower {
       return false;
     }
     if (resumed) {
-      // Followed again after it could not be used: the notifications of the
-      // records written meanwhile were taken for wool's (each read the
-      // segment), so none of them is owed one still. Otherwise the next
-      // notifications — wool's among them — would be taken for theirs.
+      // Followed again after it could not be used (damaged, or met while
+      // being created): the notifications of the records written meanwhile
+      // were taken for wool's (each read the segment), so none of them is
+      // owed one still — otherwise the next notifications, wool's among
+      // them, would be taken for theirs. One still on its way is then read
+      // as wool's: a read of the segment more, nothing missed.
       this.#matched = Math.max(this.#matched, head);
       this.#matchedMark = this.#matched;
     }
