@@ -10,12 +10,14 @@
 import assert from 'node:assert/strict';
 import type { RunHelpers } from 'rxjs/testing';
 import { PredicatedQueue } from '../src/operators/PredicatedQueue.js';
+import { leaseWorkers } from '../src/operators/leaseWorkers.js';
 import { diffSnapshots } from '../src/operators/diffSnapshots.js';
 import { expireWorkers } from '../src/operators/expireWorkers.js';
 import { filterWorkers } from '../src/operators/filterWorkers.js';
 import { shareWorkers } from '../src/operators/shareWorkers.js';
 import { toSnapshots } from '../src/operators/toSnapshots.js';
 import { added, dropped, snapshotOf as snap, testWorker as w, updated } from '../src/testing/index.js';
+import { leaseCaller } from './leaseCaller.js';
 
 /** What a value stands for, which picks its colour in the picture. */
 export type Tone = 'added' | 'updated' | 'dropped' | 'snapshot' | 'item';
@@ -211,6 +213,45 @@ const predicatedQueueDiagram = ((): MarbleDiagram => {
   };
 })();
 
+const leaseWorkersDiagram = ((): MarbleDiagram => {
+  const w1 = w(1, { tags: ['gpu'] });
+  const w2 = w(2, { tags: ['gpu'] });
+  const inputs = { a: added(w1), b: added(w2), x: dropped(w1) };
+  const names = new Map([[w1, 'a'], [w2, 'b']]);
+  const gpu = (worker: { tags: readonly string[] }): boolean => worker.tags.includes('gpu');
+  const lines: MarbleLine[] = [
+    { label: 'events$', marbles: '-a-b------x----', subscription: '^--------------', role: 'input', values: inputs },
+    { label: 'acquire(gpu) 1st', marbles: '-a--------(X|)', subscription: '^', role: 'output' },
+    { label: 'acquire(gpu) 2nd', marbles: '---b---(r|)', subscription: '-^', role: 'output' },
+    { label: 'acquire(gpu) 3rd', marbles: '-------b-------', subscription: '--^', role: 'output' },
+  ];
+  return {
+    name: 'leaseWorkers',
+    title: 'leaseWorkers(events$): each worker to one caller at a time, in line; a drop fires lost',
+    operator: 'pool.acquire(p)',
+    lines,
+    legend: [
+      { key: 'a', text: "worker 1 (gpu) added; on a caller's line: its lease of worker 1", tone: 'added' },
+      { key: 'b', text: "worker 2 (gpu) added; on a caller's line: its lease of worker 2", tone: 'added' },
+      { key: 'x', text: 'worker 1 dropped', tone: 'dropped' },
+      { key: 'r', text: 'the caller releases its lease: the next in line gets the worker', tone: 'item' },
+      { key: 'X', text: "the lease's lost signal fires: its worker was dropped", tone: 'item' },
+    ],
+    verify({ cold, expectObservable, expectSubscriptions }) {
+      const input = lineOf(lines, 'events$');
+      const source = cold(input.marbles, inputs);
+      const pool = leaseWorkers(source);
+      const first = lineOf(lines, 'acquire(gpu) 1st');
+      const second = lineOf(lines, 'acquire(gpu) 2nd');
+      const third = lineOf(lines, 'acquire(gpu) 3rd');
+      expectObservable(leaseCaller(pool, names, gpu), subscriptionOf(first)).toBe(first.marbles);
+      expectObservable(leaseCaller(pool, names, gpu, 4), subscriptionOf(second)).toBe(second.marbles);
+      expectObservable(leaseCaller(pool, names, gpu), subscriptionOf(third)).toBe(third.marbles);
+      expectSubscriptions(source.subscriptions).toBe(subscriptionOf(input));
+    },
+  };
+})();
+
 const shareWorkersDiagram = ((): MarbleDiagram => {
   const w1 = w(1);
   const w2 = w(2);
@@ -294,6 +335,7 @@ const expireWorkersDiagram = ((): MarbleDiagram => {
 
 /** Every operator diagram of the docs, in the order docs/operators.md presents them. */
 export const diagrams: readonly MarbleDiagram[] = [
+  leaseWorkersDiagram,
   diffSnapshotsDiagram,
   toSnapshotsDiagram,
   filterWorkersDiagram,

@@ -1,43 +1,16 @@
 import { describe, it } from 'node:test';
-import { catchError, concat, fromEvent, map, merge, mergeMap, of, take, takeWhile, timer, type Observable } from 'rxjs';
-import type { LeaseLostError } from '../src/errors/LeaseLostError.js';
-import { QueueClosedError } from '../src/errors/QueueClosedError.js';
+import { timer } from 'rxjs';
 import type { WorkerInfo } from '../src/model/types.js';
-import { leaseWorkers, type WorkerLeases } from '../src/operators/leaseWorkers.js';
+import { leaseWorkers } from '../src/operators/leaseWorkers.js';
 import { added, dropped, updated, testWorker as w, workerTestScheduler as testScheduler } from '../src/testing/index.js';
+import { leaseCaller } from './leaseCaller.js';
+
+// Each caller's line (see leaseCaller): the worker it was handed, then X / U / C
+// (lost: dropped / updated out / the pool ended) or r (released); Q: refused
+// (the pool ended); B: its predicate threw.
 
 const gpu = (worker: WorkerInfo): boolean => worker.tags.includes('gpu');
 const cpu = (worker: WorkerInfo): boolean => worker.tags.includes('cpu');
-
-// What a caller sees, one letter per frame: the worker it was handed (by
-// name), then `X` (lost: dropped), `U` (lost: updated out), `C` (lost: the
-// pool ended), `r` (it released the lease); `Q` when its acquire was refused
-// because the pool ended, `B` when its own predicate threw.
-const LOST: Record<string, string> = { dropped: 'X', updated: 'U', closed: 'C' };
-
-/**
- * One caller: takes a lease from `pool`, and holds it for `holdFor` frames
- * before releasing it (forever if undefined), reporting what happens to it.
- */
-function caller(pool: WorkerLeases, names: Map<WorkerInfo, string>, predicate: (w: WorkerInfo) => boolean, holdFor?: number): Observable<string> {
-  return pool.lease(predicate).pipe(
-    mergeMap((lease) => {
-      const lost$ = fromEvent(lease.lost, 'abort').pipe(
-        take(1),
-        map(() => LOST[(lease.lost.reason as LeaseLostError).reason] ?? '?'),
-      );
-      const release$ = timer(holdFor ?? 0).pipe(
-        map(() => {
-          lease.release();
-          return 'r';
-        }),
-      );
-      const end$ = holdFor === undefined ? lost$ : merge(lost$, release$).pipe(takeWhile((value) => value !== 'r', true));
-      return concat(of(names.get(lease.worker) ?? '?'), end$);
-    }),
-    catchError((error: unknown) => of(error instanceof QueueClosedError ? 'Q' : error instanceof Error && error.message === 'boom' ? 'B' : '?')),
-  );
-}
 
 describe('leaseWorkers (marbles)', () => {
   it('leases each worker to one caller at a time, first come first served; release() hands it to the next in line', () => {
@@ -52,11 +25,11 @@ describe('leaseWorkers (marbles)', () => {
       const second = '         -----a--------';
       const any = '            ---c----------';
       const pool = leaseWorkers(source);
-      expectObservable(caller(pool, names, gpu, 4)).toBe(first);
+      expectObservable(leaseCaller(pool, names, gpu, 4)).toBe(first);
       // Joins the line before `a` is released: gets it the moment it is.
-      expectObservable(caller(pool, names, gpu), secondSub).toBe(second);
+      expectObservable(leaseCaller(pool, names, gpu), secondSub).toBe(second);
       // In line from the start, but behind the GPU caller for `a`: takes `c`.
-      expectObservable(caller(pool, names, () => true)).toBe(any);
+      expectObservable(leaseCaller(pool, names, () => true)).toBe(any);
       expectSubscriptions(source.subscriptions).toBe(sourceSubs);
     });
   });
@@ -77,9 +50,9 @@ describe('leaseWorkers (marbles)', () => {
       // g3 was available, then dropped before anyone asked for it.
       const three = '          ----------------';
       const pool = leaseWorkers(source);
-      expectObservable(caller(pool, names, gpu, 6)).toBe(holder);
-      expectObservable(caller(pool, names, (worker) => worker.uid === g1.uid), oneSub).toBe(one);
-      expectObservable(caller(pool, names, (worker) => worker.uid === g3.uid), threeSub).toBe(three);
+      expectObservable(leaseCaller(pool, names, gpu, 6)).toBe(holder);
+      expectObservable(leaseCaller(pool, names, (worker) => worker.uid === g1.uid), oneSub).toBe(one);
+      expectObservable(leaseCaller(pool, names, (worker) => worker.uid === g3.uid), threeSub).toBe(three);
       expectSubscriptions(source.subscriptions).toBe(sourceSubs);
     });
   });
@@ -97,8 +70,8 @@ describe('leaseWorkers (marbles)', () => {
       const cpuSub = '         --^';
       const cpuCaller = '      -------v------';
       const pool = leaseWorkers(source);
-      expectObservable(caller(pool, names, gpu, 6)).toBe(holder);
-      expectObservable(caller(pool, names, cpu), cpuSub).toBe(cpuCaller);
+      expectObservable(leaseCaller(pool, names, gpu, 6)).toBe(holder);
+      expectObservable(leaseCaller(pool, names, cpu), cpuSub).toBe(cpuCaller);
       expectSubscriptions(source.subscriptions).toBe(sourceSubs);
     });
   });
@@ -115,9 +88,9 @@ describe('leaseWorkers (marbles)', () => {
       const lateSub = '        --------^';
       const late = '           --------(Q|)';
       const pool = leaseWorkers(source);
-      expectObservable(caller(pool, names, gpu)).toBe(holder);
-      expectObservable(caller(pool, names, gpu), pendingSub).toBe(pending);
-      expectObservable(caller(pool, names, gpu), lateSub).toBe(late);
+      expectObservable(leaseCaller(pool, names, gpu)).toBe(holder);
+      expectObservable(leaseCaller(pool, names, gpu), pendingSub).toBe(pending);
+      expectObservable(leaseCaller(pool, names, gpu), lateSub).toBe(late);
       expectSubscriptions(source.subscriptions).toBe(sourceSubs);
     });
   });
@@ -139,8 +112,8 @@ describe('leaseWorkers (marbles)', () => {
       const throwing = '       -(B|)';
       const holder = '         -a---(U|)';
       const pool = leaseWorkers(source);
-      expectObservable(caller(pool, names, boom)).toBe(throwing);
-      expectObservable(caller(pool, names, firstVersionOnly)).toBe(holder);
+      expectObservable(leaseCaller(pool, names, boom)).toBe(throwing);
+      expectObservable(leaseCaller(pool, names, firstVersionOnly)).toBe(holder);
       expectSubscriptions(source.subscriptions).toBe(sourceSubs);
     });
   });
@@ -157,9 +130,9 @@ describe('leaseWorkers (marbles)', () => {
       const stayer = '         -----a-(C|)';
       const pending = '        -------(Q|)';
       const pool = leaseWorkers(source);
-      expectObservable(caller(pool, names, gpu), leaverSub).toBe(leaver);
-      expectObservable(caller(pool, names, gpu), stayerSub).toBe(stayer);
-      expectObservable(caller(pool, names, cpu)).toBe(pending);
+      expectObservable(leaseCaller(pool, names, gpu), leaverSub).toBe(leaver);
+      expectObservable(leaseCaller(pool, names, gpu), stayerSub).toBe(stayer);
+      expectObservable(leaseCaller(pool, names, cpu)).toBe(pending);
       timer(7).subscribe(() => pool.close());
       expectSubscriptions(source.subscriptions).toBe(sourceSubs);
     });
@@ -174,8 +147,8 @@ describe('leaseWorkers (marbles)', () => {
       const neverSubs = '          ^';
       const waiting = '            ----';
       const names = new Map<WorkerInfo, string>();
-      expectObservable(caller(leaseWorkers(empty), names, gpu)).toBe(refused);
-      expectObservable(caller(leaseWorkers(never), names, gpu)).toBe(waiting);
+      expectObservable(leaseCaller(leaseWorkers(empty), names, gpu)).toBe(refused);
+      expectObservable(leaseCaller(leaseWorkers(never), names, gpu)).toBe(waiting);
       expectSubscriptions(empty.subscriptions).toBe(emptySubs);
       expectSubscriptions(never.subscriptions).toBe(neverSubs);
     });

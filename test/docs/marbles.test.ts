@@ -28,7 +28,7 @@ describe('docs marble pictures', () => {
   it('covers every operator of the docs', () => {
     assert.deepEqual(
       diagrams.map((d) => d.name).sort(),
-      ['PredicatedQueue', 'diffSnapshots', 'expireWorkers', 'filterWorkers', 'shareWorkers', 'toSnapshots'],
+      ['PredicatedQueue', 'diffSnapshots', 'expireWorkers', 'filterWorkers', 'leaseWorkers', 'shareWorkers', 'toSnapshots'],
     );
   });
 
