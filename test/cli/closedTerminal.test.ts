@@ -128,6 +128,36 @@ describe('woolrx on a terminal that goes away (tmux killed, window closed)', () 
     assert.deepEqual(residue(entry.namespace, entry.uids), []);
   });
 
+  it('dashboard, with a page watching: closes the page\'s subscription and its server, and exits 0', async () => {
+    const entry = namespace('dashboard');
+    const uid = randomUUID();
+    entry.uids.push(uid);
+    const publisher = woolrx(['publish', '-n', entry.namespace, '-a', '127.0.0.1:7003', '--uid', uid]);
+    started.push(publisher);
+    assert.equal(await publisher.line(), uid);
+    const terminal = new OnTerminal(['dashboard', '-n', entry.namespace, '--port', '0']);
+    await terminal.shows('http://');
+    const url = /http:\/\/[^\s]+/.exec(terminal.screen)?.[0] ?? '';
+    const page = new AbortController();
+    const response = await fetch(new URL('events', url), { signal: page.signal });
+    assert.ok(response.body !== null);
+    const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    let seen = '';
+    while (!seen.includes(uid)) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      seen += new TextDecoder().decode(chunk.value);
+    }
+    assert.ok(seen.includes(uid), 'the page sees the worker');
+    try {
+      assert.deepEqual(await terminal.hangUp(), { code: 0, signal: null });
+    } finally {
+      page.abort();
+    }
+    assert.deepEqual(await publisher.stop('SIGTERM'), { code: 0, signal: null });
+    assert.deepEqual(residue(entry.namespace, entry.uids), []);
+  });
+
   it('demo: stops its worker processes, removes the namespace and exits 0, wherever in the scenario', async () => {
     // Hung up while the workers start, once they are live, just after one is
     // killed (before it is seen dropped), and once the replacement runs.
