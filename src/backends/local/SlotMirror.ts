@@ -1,6 +1,7 @@
 import { JOURNAL_DROPPED, type JournalRecord } from './Journal.js';
 import { FREE_SLOT, SLOT_SIZE } from './layout.js';
 import { SegmentFile, type SegmentProblem } from './SegmentFile.js';
+import { slotHoldsUid } from './slotHoldsUid.js';
 import { slotUid } from './slotUid.js';
 
 /** Slot-table regions at most this large are compared slot by slot. */
@@ -52,7 +53,7 @@ export interface MirrorRead {
 }
 
 /** Slots whose uid in the copy is checked against the table per verifying read (see {@link SlotMirror.read}). */
-export const VERIFY_SLOTS = 1024;
+export const VERIFY_SLOTS = 256;
 
 const NOTHING = new Set<string>();
 
@@ -242,9 +243,11 @@ export class SlotMirror {
     let wrong = false;
     for (let n = Math.min(count, slots); n > 0; n -= 1) {
       const offset = slot * SLOT_SIZE;
-      const uid = prev.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0 ? undefined : slotUid(prev, offset);
-      if (this.#slotUids[slot] !== uid) {
-        this.#setSlot(slot, uid);
+      const held = this.#slotUids[slot];
+      // Compared without building the uid's string (only a wrong one is built).
+      const right = held === undefined ? prev.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0 : slotHoldsUid(prev, offset, held);
+      if (!right) {
+        this.#setSlot(slot, prev.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0 ? undefined : slotUid(prev, offset));
         wrong = true;
       }
       slot = slot + 1 === slots ? 0 : slot + 1;

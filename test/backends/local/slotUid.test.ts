@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { slotHoldsUid } from '../../../src/backends/local/slotHoldsUid.js';
 import { slotUid } from '../../../src/backends/local/slotUid.js';
 import { uidBytes } from '../../../src/backends/local/uidBytes.js';
 
@@ -35,5 +36,30 @@ describe('slotUid', () => {
     const first = slotUid(uidBytes('00112233-4455-6677-8899-aabbccddeeff'), 0);
     slotUid(Buffer.alloc(16, 0xff), 0);
     assert.equal(first, '00112233-4455-6677-8899-aabbccddeeff');
+  });
+});
+
+describe('slotHoldsUid', () => {
+  it('agrees with slotUid for every byte value at every position, at any offset', () => {
+    const table = Buffer.alloc(3 * 16);
+    for (let value = 0; value < 256; value += 1) {
+      for (let position = 0; position < 16; position += 1) {
+        table.fill(0xa5);
+        table[16 + position] = value;
+        const uid = reference(table, 16);
+        assert.equal(slotHoldsUid(table, 16, uid), true, `byte ${value} at ${position}`);
+        const other = Buffer.from(table);
+        other[16 + position] = (value + 1) % 256;
+        assert.equal(slotHoldsUid(other, 16, uid), false, `byte ${value} at ${position} changed`);
+      }
+    }
+  });
+
+  it('another uid, an uppercase one, a cut one: not held', () => {
+    const uid = randomUUID();
+    const bytes = uidBytes(uid);
+    assert.equal(slotHoldsUid(bytes, 0, randomUUID()), false);
+    assert.equal(slotHoldsUid(bytes, 0, uid.toUpperCase()), /[a-f]/.test(uid) ? false : true);
+    assert.equal(slotHoldsUid(bytes, 0, uid.slice(0, 35)), false);
   });
 });
