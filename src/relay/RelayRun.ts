@@ -93,6 +93,7 @@ export class RelayRun {
   #retryTimer: Subscription | undefined;
   #retryWhenIdle = false;
   #sourceSynced = false;
+  #watching = false;
   #targetSynced = false;
   #ended = false;
   #statusScheduled = false;
@@ -108,7 +109,7 @@ export class RelayRun {
     this.#publisher = config.target.publisher();
   }
 
-  /** Starts watching the target, then the source. */
+  /** Starts watching the source (and, once its initial state is written, the target). */
   start(): void {
     const { target, source, sourceDiagnostics } = this.#config;
     this.#scheduleStatus();
@@ -116,13 +117,6 @@ export class RelayRun {
       this.#subscriptions.add(sourceDiagnostics.subscribe((diagnostic) => this.#diagnostic('source', diagnostic)));
     }
     this.#subscriptions.add(target.diagnostics.subscribe((diagnostic) => this.#diagnostic('target', diagnostic)));
-    this.#subscriptions.add(
-      target.watch().subscribe({
-        next: (item) => this.#onTarget(item),
-        error: (error: unknown) => this.#end(error),
-      }),
-    );
-    if (this.#ended) return;
     this.#subscriptions.add(
       source.subscribe({
         next: (item) => {
@@ -137,6 +131,23 @@ export class RelayRun {
       }),
     );
     if (this.#config.syncedOnSubscribe && !this.#sourceSynced && !this.#ended) this.#onSource({ type: 'synced' });
+  }
+
+  /**
+   * Starts watching the target once the source's initial state is written
+   * (its writes settled): the target's initial read then holds them, rather
+   * than the relay receiving each of them back as an event while it writes
+   * the next (on etcd, one watch event per initial worker, decoded).
+   */
+  #watchTarget(): void {
+    if (this.#watching || this.#ended || !this.#sourceSynced || this.#pending > 0) return;
+    this.#watching = true;
+    this.#subscriptions.add(
+      this.#config.target.watch().subscribe({
+        next: (item) => this.#onTarget(item),
+        error: (error: unknown) => this.#end(error),
+      }),
+    );
   }
 
   /** Stops at once (the subscriber unsubscribed): withdraws in the background. */
@@ -186,6 +197,7 @@ export class RelayRun {
   #onSource(item: DiscoveryItem): void {
     if (item?.type === 'synced') {
       this.#sourceSynced = true;
+      this.#watchTarget();
       this.#reconcileAll();
       this.#scheduleStatus();
       return;
@@ -319,6 +331,7 @@ export class RelayRun {
       this.#state = 'up';
       this.#attempt = 0;
     }
+    this.#watchTarget();
     this.#scheduleStatus();
   }
 
