@@ -171,7 +171,8 @@ export class RelayRun {
     this.#release();
     const finish = (): void => {
       if (completed) {
-        this.#emitStatus({ type: 'relay-status', relayed: 0, skipped: 0, pending: 0, target: 'up', synced: true });
+        // Always emitted, even when it repeats the last one: the item a caller waits for.
+        this.#out.next({ type: 'relay-status', relayed: 0, skipped: 0, pending: 0, target: 'up', synced: true });
         this.#out.complete();
       } else {
         this.#out.error(error);
