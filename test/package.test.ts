@@ -99,7 +99,7 @@ describe('package', () => {
     const cjs = run(['-e', "console.log(Object.keys(require('woolrx')).sort().join(','))"]);
     assert.equal(esm, cjs);
     for (const name of ['workerInfo', 'sameWorker', 'encodeWorker', 'decodeWorker', 'encodeTxt', 'decodeTxt', 'diffSnapshots',
-      'toSnapshots', 'filterWorkers', 'predicatedTake', 'PredicatedQueue', 'shareWorkers', 'expireWorkers', 'memoryDiscovery']) {
+      'toSnapshots', 'filterWorkers', 'predicatedTake', 'PredicatedQueue', 'shareWorkers', 'expireWorkers', 'memoryDiscovery', 'relayWorkers', 'RELAY_MARK']) {
       assert.ok(esm.trim().split(',').includes(name), `woolrx does not export ${name}`);
     }
   });
