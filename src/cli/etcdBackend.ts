@@ -4,6 +4,8 @@ import { UsageError } from './UsageError.js';
 
 /** Where `--user` takes the etcd password from (never a flag: it would show in `ps`). */
 const PASSWORD_ENV = 'WOOLRX_ETCD_PASSWORD';
+/** etcdDiscovery's default `requestTimeout`. */
+const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
  * The `--backend etcd` entry of the `woolrx` CLI: an etcd v3 cluster, with
@@ -27,12 +29,17 @@ export const etcdBackend: CliBackend = Object.freeze<CliBackend>({
     },
     ttl: { type: 'string', valueName: 'SECONDS', description: "Lease TTL of this publisher's workers (default 10)" },
     prefix: { type: 'string', valueName: 'PREFIX', description: 'Key prefix (default /woolrx)' },
-    'request-timeout': { type: 'string', valueName: 'MS', description: 'Longest wait for one request (default 10000)' },
+    'request-timeout': {
+      type: 'string',
+      valueName: 'MS',
+      description: 'Longest wait for one request, and for an unreachable cluster before list gives up (default 10000)',
+    },
     ca: { type: 'string', valueName: 'FILE', description: 'PEM CA certificate to trust (use https:// endpoints)' },
     cert: { type: 'string', valueName: 'FILE', description: 'PEM client certificate (mTLS)' },
     key: { type: 'string', valueName: 'FILE', description: 'PEM private key of --cert' },
     user: { type: 'string', valueName: 'NAME', description: `etcd user; the password is read from $${PASSWORD_ENV}` },
   },
+  reachTimeout: (values: CliValues) => flagValues.integer(values, 'request-timeout', 1) ?? REQUEST_TIMEOUT_MS,
   create: async (namespace: string, values: CliValues) => {
     const endpoints = flagValues.list(values, 'endpoints').flatMap((entry) => entry.split(','));
     const ca = flagValues.file(values, 'ca');

@@ -108,6 +108,7 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
       ...(io.now === undefined ? {} : { now: io.now }),
       values,
       namespace,
+      ...(backend.reachTimeout === undefined ? {} : { reachTimeout: backend.reachTimeout(values) }),
       discovery: () => create(backend, namespace),
       discoveryOf: (name: string, ns: string, flags?: CliValues) => {
         const named = (registry ?? { backends: defaultBackends }).backends[name];

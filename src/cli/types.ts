@@ -35,6 +35,13 @@ export interface CliBackend {
    * `TypeError` for a bad flag value or namespace.
    */
   readonly create: (namespace: string, values: CliValues) => Discovery | Promise<Discovery>;
+  /**
+   * How long, in ms, a command that must end (`list`) waits for a backend
+   * that keeps failing to answer before it gives up — for a backend that
+   * retries forever while it cannot be reached (etcd). A backend without it
+   * bounds its own waits (local: the lock timeout; lan: the sync window).
+   */
+  readonly reachTimeout?: (values: CliValues) => number;
 }
 
 /** Where a command writes, and what tells it to stop. */
@@ -53,6 +60,8 @@ export interface CommandContext extends CliIo {
   readonly values: CliValues;
   /** The namespace (`--namespace`). */
   readonly namespace: string;
+  /** The chosen backend's {@link CliBackend.reachTimeout}, when it has one. */
+  readonly reachTimeout?: number;
   /** Builds the discovery for the chosen backend (lazily: a command may fail first). */
   readonly discovery: () => Promise<Discovery>;
   /**

@@ -1,8 +1,9 @@
-import { firstValueFrom, last, map, race, scan, takeWhile } from 'rxjs';
-import type { DiscoveryEvent, DiscoveryItem } from '../../events/types.js';
+import { filter, firstValueFrom, map, race } from 'rxjs';
 import { cliErrorMessage } from '../cliErrorMessage.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { aborted } from '../aborted.js';
+import { BackendUnreachable } from '../BackendUnreachable.js';
+import { initialWorkers } from '../initialWorkers.js';
 import { diagnosticLines } from '../diagnosticLines.js';
 import { workerJson } from '../formatEventJson.js';
 import { safeCell } from '../table/safeCell.js';
@@ -52,20 +53,12 @@ export const list: CliCommand = {
   run: async (context) => {
     const { stdout, stderr, signal, values } = context;
     const discovery = await context.discovery();
-    const diagnostics = discovery.diagnostics.subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx list: ${text}\n`) }));
+    // A failure the backend retries is not printed: if it lasts, it is the one line list fails with.
+    const diagnostics = discovery.diagnostics
+      .pipe(filter((diagnostic) => context.reachTimeout === undefined || !(diagnostic.kind === 'recovered' || (diagnostic.kind === 'warning' && diagnostic.error !== undefined))))
+      .subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx list: ${text}\n`) }));
     try {
-      // The initial workers, up to the synced marker.
-      const initial = discovery.watch().pipe(
-        takeWhile((item: DiscoveryItem): item is DiscoveryEvent => item.type !== 'synced'),
-        scan((workers, item) => {
-          const next = new Map(workers);
-          if (item.type === 'worker-dropped') next.delete(item.worker.uid);
-          else next.set(item.worker.uid, item.worker);
-          return next;
-        }, new Map<string, WorkerInfo>()),
-        last(undefined, new Map<string, WorkerInfo>()),
-        map((workers) => [...workers.values()]),
-      );
+      const initial = initialWorkers(discovery, context.reachTimeout);
       const workers = await firstValueFrom(race(aborted(signal).pipe(map(() => undefined)), initial));
       if (workers === undefined) return 0;
       if (values['json'] === true) {
@@ -76,6 +69,11 @@ export const list: CliCommand = {
       }
       return 0;
     } catch (error) {
+      if (error instanceof BackendUnreachable) {
+        const cause = error.failure.error ?? error;
+        stderr.write(`woolrx list: ${cliErrorMessage(cause, context.namespace)} (gave up after ${error.timeoutMs} ms)\n`);
+        return 1;
+      }
       stderr.write(`woolrx list: ${cliErrorMessage(error, context.namespace)}\n`);
       return 1;
     } finally {

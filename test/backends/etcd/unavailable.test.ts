@@ -14,6 +14,7 @@ import { runCli } from '../../../src/cli/runCli.js';
 import { WoolrxError } from '../../../src/errors/WoolrxError.js';
 import { freePort } from './etcdHarness.js';
 import { makeWorker, uniqueNamespace, waitFor } from './helpers.js';
+import { woolrx } from '../../cli/children.js';
 
 describe('etcd unreachable', { timeout: 60_000 }, () => {
   it('publish rejects with an EtcdUnavailableError naming the endpoint, with the cause', async () => {
@@ -66,5 +67,38 @@ describe('etcd unreachable', { timeout: 60_000 }, () => {
     const lines = err.split('\n').filter((line) => line !== '');
     assert.equal(lines.length, 1, `stderr: ${err}`);
     assert.match(lines[0] ?? '', new RegExp(`^woolrx publish: etcd is unreachable at ${endpoint}: .*ECONNREFUSED`));
+  });
+
+  it('woolrx list exits 1 with one line once etcd has not answered for --request-timeout (the process ends)', async () => {
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
+    const started = Date.now();
+    const child = woolrx(['list', '-b', 'etcd', '--endpoints', endpoint, '-n', uniqueNamespace('list'), '--request-timeout', '1500']);
+    try {
+      assert.deepEqual(await child.exited, { code: 1, signal: null }, child.stderr);
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed >= 1500 && elapsed < 12_000, `exited after ${elapsed} ms`);
+      const lines = child.stderr.split('\n').filter((line) => line !== '');
+      assert.equal(lines.length, 1, `stderr: ${child.stderr}`);
+      assert.match(
+        lines[0] ?? '',
+        new RegExp(`^woolrx list: etcd is unreachable at ${endpoint}: .*ECONNREFUSED.*; start etcd, or pass --endpoints URL \\(gave up after 1500 ms\\)$`),
+      );
+      assert.deepEqual(child.pending(), [], 'nothing on stdout');
+    } finally {
+      await child.stop('SIGKILL');
+    }
+  });
+
+  it('woolrx watch keeps waiting but says at once that etcd is unreachable', async () => {
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
+    const child = woolrx(['watch', '-b', 'etcd', '--endpoints', endpoint, '-n', uniqueNamespace('watch'), '--json']);
+    try {
+      await waitFor(() => child.stderr.includes('\n'), () => `a line on stderr: ${child.stderr}`, 10_000);
+      assert.equal(child.stderr, `woolrx watch: etcd unreachable at ${endpoint}, retrying; start etcd or pass --endpoints URL\n`);
+      assert.equal(child.process.exitCode, null, 'still watching');
+      assert.deepEqual(await child.stop('SIGINT'), { code: 0, signal: null });
+    } finally {
+      await child.stop('SIGKILL');
+    }
   });
 });
