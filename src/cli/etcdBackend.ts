@@ -15,7 +15,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * password of `--user` is read from `$WOOLRX_ETCD_PASSWORD`.
  *
  * @example
- * woolrx watch --backend etcd --endpoints http://10.0.0.5:2379,http://10.0.0.6:2379 --namespace jobs --json
+ * woolrx watch --backend etcd --endpoints 10.0.0.5:2379,10.0.0.6:2379 --namespace jobs --json
  * WOOLRX_ETCD_PASSWORD=… woolrx publish -b etcd --endpoints https://etcd:2379 --ca ca.pem --user pool -n jobs -a 10.0.0.7:50051
  */
 export const etcdBackend: CliBackend = Object.freeze<CliBackend>({
@@ -25,7 +25,7 @@ export const etcdBackend: CliBackend = Object.freeze<CliBackend>({
       type: 'string',
       multiple: true,
       valueName: 'URL[,URL]',
-      description: 'Client URLs of the cluster (default http://127.0.0.1:2379)',
+      description: 'Client URLs of the cluster, or host:port (default http://127.0.0.1:2379)',
     },
     ttl: { type: 'string', valueName: 'SECONDS', description: "Lease TTL of this publisher's workers (default 10)" },
     prefix: { type: 'string', valueName: 'PREFIX', description: 'Key prefix (default /woolrx)' },

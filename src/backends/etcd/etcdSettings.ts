@@ -2,6 +2,8 @@ import { readNamespace, readOptions, type OptionReader } from '../../discovery/r
 import type { EtcdDiscoveryOptions, EtcdSettings, EtcdTlsOptions } from './types.js';
 
 const ENDPOINT = /^(https?):\/\/([^/\s]+?)\/?$/;
+/** `host:port` or `[v6]:port`, etcdctl's form of an endpoint. */
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+(?:%[\w.-]+)?\]|[^\s/:[\]@?#]+):(\d{1,5})$/;
 const MAX_TTL = 2_000_000;
 const KNOWN = ['endpoints', 'ttl', 'prefix', 'tls', 'auth', 'requestTimeout'] as const satisfies readonly (keyof EtcdDiscoveryOptions)[];
 
@@ -21,16 +23,31 @@ function parsesAsUrl(endpoint: string): boolean {
   }
 }
 
-function endpointsOf(read: OptionReader, value: unknown): string[] {
+/**
+ * An endpoint written `host:port` (as etcdctl and etcd3 take it) as the URL
+ * it means: `https://` when TLS is asked for, `http://` otherwise. Anything
+ * else is returned as given.
+ */
+function asUrl(endpoint: unknown, tls: boolean): unknown {
+  if (typeof endpoint !== 'string') return endpoint;
+  const match = HOST_PORT.exec(endpoint);
+  if (match === null) return endpoint;
+  const port = Number(match[2]);
+  if (port < 1 || port > 65_535) return endpoint;
+  return `${tls ? 'https' : 'http'}://${match[1] ?? ''}:${port}`;
+}
+
+function endpointsOf(read: OptionReader, value: unknown, tls: boolean): string[] {
   if (value === undefined) return ['http://127.0.0.1:2379'];
   let list: unknown[];
   if (typeof value === 'string') list = value.split(',').map((part) => part.trim());
   else if (Array.isArray(value)) list = value as unknown[];
   else return read.fail('endpoints', 'a URL, a comma-separated list of URLs or an array of URLs', value);
   if (list.length === 0) read.fail('endpoints', 'at least one URL', value);
-  const endpoints = list.map((endpoint) => {
+  const endpoints = list.map((given) => {
+    const endpoint = asUrl(given, tls);
     if (typeof endpoint !== 'string' || !ENDPOINT.test(endpoint) || !parsesAsUrl(endpoint)) {
-      read.fail('endpoints', 'URLs like http://127.0.0.1:2379 or https://etcd.example:2379', endpoint);
+      read.fail('endpoints', 'URLs like http://127.0.0.1:2379 or https://etcd.example:2379, or host:port', given);
     }
     return endpoint.replace(/\/$/, '');
   });
@@ -80,7 +97,8 @@ function authOf(read: OptionReader, auth: unknown): EtcdSettings['auth'] {
 export function etcdSettings(namespace: string | undefined, options: EtcdDiscoveryOptions): EtcdSettings {
   namespace = readNamespace('etcdDiscovery', namespace);
   const read = readOptions('etcdDiscovery', options, KNOWN);
-  const endpoints = endpointsOf(read, options.endpoints);
+  const tlsAsked = options.tls !== undefined && options.tls !== false;
+  const endpoints = endpointsOf(read, options.endpoints, tlsAsked);
   const prefix =
     read.check('prefix', 'a string not ending with "/"', (value): value is string => {
       return typeof value === 'string' && !value.endsWith('/');

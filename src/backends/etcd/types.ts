@@ -24,7 +24,9 @@ export interface EtcdDiscoveryOptions {
   /**
    * Client URLs of the cluster's members, `http://host:port` or
    * `https://host:port` (all the same scheme), as an array or one string
-   * with commas. Default `http://127.0.0.1:2379`.
+   * with commas. Default `http://127.0.0.1:2379`. A member may also be
+   * written `host:port` or `[v6]:port`, as etcdctl takes it: it means
+   * `https://host:port` when `tls` is given, `http://host:port` otherwise.
    */
   readonly endpoints?: string | readonly string[] | undefined;
   /**

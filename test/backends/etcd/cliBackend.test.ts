@@ -11,6 +11,7 @@ import { etcdBackend } from '../../../src/cli/etcdBackend.js';
 import { runCli } from '../../../src/cli/runCli.js';
 import { startEtcd, type EtcdCluster } from './etcdHarness.js';
 import { makeWorker, Recorder, uniqueNamespace, waitFor } from './helpers.js';
+import { startTcpProxy } from './tcpProxy.js';
 
 const registry = { commands, backends: { etcd: etcdBackend } };
 
@@ -63,10 +64,12 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
     }
   });
 
-  it('watch --json prints each event as one JSON line (several --endpoints flags work too)', async () => {
+  it('watch --json prints each event as one JSON line (several --endpoints flags work too, host:port as etcdctl writes it)', async () => {
     const namespace = uniqueNamespace('cli-watch');
     const [endpoint] = etcd.endpoints as [string];
-    const run = cli(['watch', '-b', 'etcd', '--endpoints', endpoint, '--endpoints', endpoint, '-n', namespace, '--json']);
+    const hostPort = endpoint.replace(/^http:\/\//, '');
+    assert.match(hostPort, /^127\.0\.0\.1:\d+$/);
+    const run = cli(['watch', '-b', 'etcd', '--endpoints', hostPort, '--endpoints', endpoint, '-n', namespace, '--json']);
     const publisher = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
     try {
       const worker = makeWorker();
@@ -86,6 +89,24 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
     }
   });
 
+  it('list reaches etcd at [::1]:port (IPv6 host:port)', async () => {
+    const namespace = uniqueNamespace('cli-v6');
+    const [endpoint] = etcd.endpoints as [string];
+    const proxy = await startTcpProxy(Number(new URL(endpoint).port), '::1');
+    const publisher = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
+    try {
+      const worker = makeWorker();
+      await publisher.publish('worker-added', worker);
+      const run = cli(['list', '-b', 'etcd', '--endpoints', `[::1]:${proxy.port}`, '-n', namespace, '--json']);
+      assert.equal(await run.done, 0, run.err());
+      assert.equal((JSON.parse(run.out()) as { uid: string }).uid, worker.uid);
+      assert.ok(proxy.accepted > 0, 'through the IPv6 proxy');
+    } finally {
+      await publisher.close();
+      await proxy.close();
+    }
+  });
+
   it('reports bad flag values as usage errors (status 2)', async () => {
     const namespace = uniqueNamespace('cli-bad');
     const cases: [string[], RegExp, NodeJS.ProcessEnv?][] = [
@@ -94,6 +115,7 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
       [['--ttl', '0'], /^woolrx watch: --ttl: 0 is below 1$/m],
       [['--ca', '/nonexistent/ca.pem'], /^woolrx watch: --ca \/nonexistent\/ca.pem: no such file \(give the path of a PEM file\)$/m],
       [['--ca', '/etc/hostname'], /tls.*https/], // TLS material with http:// endpoints
+      [['--endpoints', '127.0.0.1'], /^woolrx watch: --endpoints must be URLs like .*, or host:port, got "127\.0\.0\.1"$/m],
       [['--user', 'root'], /^woolrx watch: --user needs the password in \$WOOLRX_ETCD_PASSWORD$/m],
     ];
     const saved = process.env['WOOLRX_ETCD_PASSWORD'];

@@ -8,6 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Etcd3 } from 'etcd3';
 import { EtcdConnection } from '../../../src/backends/etcd/EtcdConnection.js';
 import { etcdDiscovery } from '../../../src/backends/etcd/etcdDiscovery.js';
+import { etcdSettings } from '../../../src/backends/etcd/etcdSettings.js';
+import type { EtcdDiscoveryOptions } from '../../../src/backends/etcd/types.js';
 import { decodeWorker } from '../../../src/codec/decodeWorker.js';
 import type { Discovery } from '../../../src/discovery/types.js';
 import { WorkerNotFoundError } from '../../../src/errors/WorkerNotFoundError.js';
@@ -297,7 +299,10 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('rejects bad options with a TypeError naming the value', () => {
     const bad: [unknown, RegExp][] = [
-      [{ endpoints: 'localhost:2379' }, /^etcdDiscovery: option endpoints must be URLs like http:\/\/127\.0\.0\.1:2379 .*, got "localhost:2379"$/],
+      [{ endpoints: 'localhost' }, /^etcdDiscovery: option endpoints must be URLs like http:\/\/127\.0\.0\.1:2379 .*, or host:port, got "localhost"$/],
+      [{ endpoints: 'localhost:0' }, /^etcdDiscovery: option endpoints must be URLs like .*, got "localhost:0"$/],
+      [{ endpoints: '::1:2379' }, /^etcdDiscovery: option endpoints must be URLs like .*, got "::1:2379"$/],
+      [{ endpoints: ['127.0.0.1:2379', 'https://b:2'] }, /^etcdDiscovery: option endpoints must be URLs of one scheme /],
       [{ endpoints: [] }, /^etcdDiscovery: option endpoints must be at least one URL, got \[\]$/],
       [{ endpoints: ['http://a:1', 'https://b:2'] }, /^etcdDiscovery: option endpoints must be URLs of one scheme .*, got \["http:\/\/a:1","https:\/\/b:2"\]$/],
       [{ ttl: 0 }, /^etcdDiscovery: option ttl must be an integer from 1 to 2000000, got 0$/],
@@ -335,5 +340,19 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     }
     const discovery = etcdDiscovery(undefined, { endpoints: 'http://127.0.0.1:1, http://127.0.0.1:2' });
     assert.equal(discovery.namespace, 'default');
+  });
+
+  it('takes endpoints written host:port, as etcdctl does: http://, or https:// when tls is given', () => {
+    const cases: [EtcdDiscoveryOptions, string[]][] = [
+      [{ endpoints: '127.0.0.1:2379' }, ['http://127.0.0.1:2379']],
+      [{ endpoints: '[::1]:2379' }, ['http://[::1]:2379']],
+      [{ endpoints: 'etcd-0.etcd:2379, etcd-1.etcd:2379' }, ['http://etcd-0.etcd:2379', 'http://etcd-1.etcd:2379']],
+      [{ endpoints: ['127.0.0.1:2379', 'http://127.0.0.1:2380'] }, ['http://127.0.0.1:2379', 'http://127.0.0.1:2380']],
+      [{ endpoints: 'etcd.example:2379', tls: true }, ['https://etcd.example:2379']],
+      [{ endpoints: ['[::1]:2379', 'https://[::1]:2380'], tls: { ca: 'PEM' } }, ['https://[::1]:2379', 'https://[::1]:2380']],
+    ];
+    for (const [options, endpoints] of cases) {
+      assert.deepEqual(etcdSettings('default', options).endpoints, endpoints, JSON.stringify(options));
+    }
   });
 });

@@ -9,7 +9,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 export interface TcpProxy {
   /** The port clients connect to. */
   readonly port: number;
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>` (`http://[::1]:<port>` on IPv6 loopback). */
   readonly endpoint: string;
   /** Number of client connections accepted so far. */
   readonly accepted: number;
@@ -24,9 +24,10 @@ export interface TcpProxy {
 /**
  * Starts a proxy from a free loopback port to `127.0.0.1:targetPort`.
  * @param targetPort Where to forward.
+ * @param host The loopback address to listen on (`::1` for IPv6).
  * @returns The proxy.
  */
-export function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+export function startTcpProxy(targetPort: number, host = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let open = true;
   let accepted = 0;
@@ -52,7 +53,7 @@ export function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const address = server.address();
       if (address === null || typeof address !== 'object') {
         reject(new Error('proxy has no port'));
@@ -60,7 +61,7 @@ export function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       }
       resolve({
         port: address.port,
-        endpoint: `http://127.0.0.1:${address.port}`,
+        endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
         get accepted() {
           return accepted;
         },
