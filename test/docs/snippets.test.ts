@@ -9,10 +9,13 @@
 //   ```js / ```mjs      a complete ES module in JavaScript: run with plain `node` (.mjs)
 //   ```cjs              a complete CommonJS module: run with plain `node` (.cjs)
 //   ```ts compile-only  a complete module that needs a server or root (etcd, mDNS on a
-//                       LAN): type-checked with tsc against the packed package, not run
+//                       LAN): type-checked, not run
 //   ```ts fragment      an excerpt of a larger program (an interface sketch, one line
 //                       of a pipeline): neither run nor compiled
 //
+// Every TypeScript snippet but the fragments (those that run and the compile-only
+// ones) is type-checked with tsc against the packed package: strict, and
+// noUnusedLocals (an import a snippet does not use is a mistake a reader copies).
 // The README's snippets also run on the official Node 22, 24 and 26 binaries
 // (scripts/install-node-versions.mjs, as test/package/nodeVersions.test.ts).
 import assert from 'node:assert/strict';
@@ -78,7 +81,16 @@ describe('the snippets of README.md and docs/', { timeout: 600_000 }, () => {
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noUnusedLocals: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
         include: ['*.mts', '*.cts'],
       }),
     );
@@ -98,10 +110,10 @@ describe('the snippets of README.md and docs/', { timeout: 600_000 }, () => {
     it(`${snippet.where} runs on ${process.version}`, () => runSnippet(process.execPath, fileName(snippet, index), snippet.lang));
   });
 
-  it('the compile-only snippets type-check against the packed package (tsc, strict)', () => {
-    const files = snippets.flatMap((snippet, index) => (snippet.mode === 'compile-only' ? [fileName(snippet, index)] : []));
-    if (files.length === 0) return;
-    const config = join(project, 'tsconfig.compile-only.json');
+  it('every TypeScript snippet that runs or is compile-only type-checks against the packed package (tsc, strict, noUnusedLocals)', () => {
+    const files = snippets.flatMap((snippet, index) => (snippet.lang === 'ts' && snippet.mode !== 'fragment' ? [fileName(snippet, index)] : []));
+    assert.ok(files.length >= 10, `TypeScript snippets checked: ${files.length}`);
+    const config = join(project, 'tsconfig.snippets.json');
     writeFileSync(config, JSON.stringify({ extends: './tsconfig.json', include: files }));
     ok(ws.run(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', config], project), `tsc ${files.join(' ')}`);
   });
