@@ -2,8 +2,15 @@ import { asyncScheduler, combineLatest, defer, filter, last, map, merge, mergeMa
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { Discovery, DiscoveryDiagnostic } from '../discovery/types.js';
 import type { DiscoveryEvent, DiscoveryItem } from '../events/types.js';
-import type { WorkerInfo } from '../model/types.js';
+import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
 import { BackendUnreachable } from './BackendUnreachable.js';
+
+/** Options of {@link initialWorkers}. */
+export interface InitialWorkersOptions {
+  readonly filter?: WorkerPredicate | undefined;
+  readonly timeoutMs?: number | undefined;
+  readonly scheduler?: SchedulerLike;
+}
 
 /** A diagnostic that says the backend cannot be reached (a warning carrying the error), as opposed to a note. */
 function isFailure(diagnostic: DiscoveryDiagnostic): boolean {
@@ -21,21 +28,19 @@ function isFailure(diagnostic: DiscoveryDiagnostic): boolean {
  * `timeoutMs` to deliver a large namespace is not cut short.
  *
  * @example
- * const workers = await firstValueFrom(initialWorkers(discovery, 10_000));
+ * const workers = await firstValueFrom(initialWorkers(discovery, { timeoutMs: 10_000 }));
  *
  * @param discovery The discovery to read.
- * @param timeoutMs How long the backend may fail to answer; no limit when absent.
- * @param scheduler The scheduler of the deadline.
+ * @param options `filter`: only workers passing it; `timeoutMs`: how long
+ * the backend may fail to answer (no limit when absent); `scheduler`: the
+ * deadline's scheduler.
  * @returns One array of workers, then completion.
  */
-export function initialWorkers(
-  discovery: Discovery,
-  timeoutMs?: number,
-  scheduler: SchedulerLike = asyncScheduler,
-): Observable<WorkerInfo[]> {
+export function initialWorkers(discovery: Discovery, options: InitialWorkersOptions = {}): Observable<WorkerInfo[]> {
+  const { filter: predicate, timeoutMs, scheduler = asyncScheduler } = options;
   const initial = defer(() => {
     const workers = new Map<string, WorkerInfo>();
-    return discovery.watch().pipe(
+    return discovery.watch(predicate).pipe(
       takeWhile((item: DiscoveryItem): item is DiscoveryEvent => item.type !== 'synced'),
       scan((_, event) => {
         if (event.type === 'worker-dropped') workers.delete(event.worker.uid);

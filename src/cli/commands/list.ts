@@ -4,6 +4,7 @@ import type { WorkerInfo } from '../../model/types.js';
 import { aborted } from '../aborted.js';
 import { BackendUnreachable } from '../BackendUnreachable.js';
 import { initialWorkers } from '../initialWorkers.js';
+import { TAG_FILTER_FLAG, tagFilter } from '../tagFilter.js';
 import { diagnosticLines } from '../diagnosticLines.js';
 import { workerJson } from '../formatEventJson.js';
 import { safeCell } from '../table/safeCell.js';
@@ -34,7 +35,7 @@ function listTable(workers: readonly WorkerInfo[]): string {
 }
 
 /**
- * `woolrx list --namespace NS [--json [--full]]`: the workers of a
+ * `woolrx list --namespace NS [--tag TAG]... [--json [--full]]`: the workers of a
  * namespace once the backend has the complete initial state, then exit 0
  * (like `kubectl get` without `-w`). A table, or with `--json` one worker
  * object per line (NDJSON; nothing for an empty pool).
@@ -42,13 +43,15 @@ function listTable(workers: readonly WorkerInfo[]): string {
 export const list: CliCommand = {
   name: 'list',
   summary: 'Print the workers of a namespace once, then exit',
-  synopsis: '--namespace NS [--json [--full]] [options]',
+  synopsis: '--namespace NS [--tag TAG]... [--json [--full]] [options]',
   flags: {
     json: { type: 'boolean', description: 'One JSON worker object per line (NDJSON) instead of a table' },
     full: { type: 'boolean', description: "With --json: every gRPC channel option, wool's defaults included" },
+    tag: TAG_FILTER_FLAG,
   },
   validate: (values) => {
     if (values['full'] === true && values['json'] !== true) throw new UsageError('--full goes with --json');
+    tagFilter(values);
   },
   run: async (context) => {
     const { stdout, stderr, signal, values } = context;
@@ -58,7 +61,7 @@ export const list: CliCommand = {
       .pipe(filter((diagnostic) => context.reachTimeout === undefined || !(diagnostic.kind === 'recovered' || (diagnostic.kind === 'warning' && diagnostic.error !== undefined))))
       .subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx list: ${text}\n`) }));
     try {
-      const initial = initialWorkers(discovery, context.reachTimeout);
+      const initial = initialWorkers(discovery, { filter: tagFilter(values), timeoutMs: context.reachTimeout });
       const workers = await firstValueFrom(race(aborted(signal).pipe(map(() => undefined)), initial));
       if (workers === undefined) return 0;
       if (values['json'] === true) {

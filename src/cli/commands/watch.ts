@@ -6,6 +6,7 @@ import { formatEventJson } from '../formatEventJson.js';
 import { formatEventText } from '../formatEventText.js';
 import { LiveTable } from '../table/LiveTable.js';
 import type { CliCommand } from '../types.js';
+import { TAG_FILTER_FLAG, tagFilter } from '../tagFilter.js';
 import { UsageError } from '../UsageError.js';
 
 /** The NDJSON line `watch --json` prints once the initial workers are out (`| head -1` ends on an empty pool). */
@@ -22,7 +23,7 @@ const SYNCED_LINE = '{"type":"synced"}';
 export const watch: CliCommand = {
   name: 'watch',
   summary: 'Print the worker events of a namespace until interrupted',
-  synopsis: '--namespace NS [--json [--full]] [options]',
+  synopsis: '--namespace NS [--tag TAG]... [--json [--full]] [options]',
   flags: {
     json: {
       type: 'boolean',
@@ -32,13 +33,16 @@ export const watch: CliCommand = {
       type: 'boolean',
       description: "With --json: every gRPC channel option, wool's defaults included",
     },
+    tag: TAG_FILTER_FLAG,
   },
   validate: (values) => {
     if (values['full'] === true && values['json'] !== true) throw new UsageError('--full goes with --json');
+    tagFilter(values);
   },
   run: async (context) => {
     const { stdout, stderr, signal, values } = context;
     const discovery = await context.discovery();
+    const filter = tagFilter(values);
     const json = values['json'] === true;
     const full = values['full'] === true;
     const now = context.now ?? (() => new Date());
@@ -61,12 +65,12 @@ export const watch: CliCommand = {
     // and every event as it happened (as --json does).
     const output =
       table !== undefined
-        ? discovery.watch().pipe(tap((item) => (item.type === 'synced' ? table.synced() : table.apply(item))))
+        ? discovery.watch(filter).pipe(tap((item) => (item.type === 'synced' ? table.synced() : table.apply(item))))
         : json
-          ? discovery.watch().pipe(
+          ? discovery.watch(filter).pipe(
               tap((item) => stdout.write(`${item.type === 'synced' ? SYNCED_LINE : formatEventJson(item, full)}\n`)),
             )
-          : discovery.events().pipe(tap((event) => stdout.write(`${formatEventText(event, now())}\n`)));
+          : discovery.events(filter).pipe(tap((event) => stdout.write(`${formatEventText(event, now())}\n`)));
     const exitCode = output.pipe(
       ignoreElements(),
       endWith(0),
