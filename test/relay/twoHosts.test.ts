@@ -151,7 +151,7 @@ function relayArgs(namespace: string, host: Host, to: readonly string[]): string
 }
 
 describe('woolrx relay between two hosts (own network, /dev/shm and temp directory each)', { timeout: 90_000 }, () => {
-  it('local → etcd: both hosts\' wool workers in etcd at their host\'s IP; an update is one worker-updated; a withdrawal drops; a SIGKILLed relay\'s workers go after the TTL and come back once when it restarts; a stopped relay withdraws at once; nothing left on either host', () =>
+  it('local → etcd: both hosts\' wool workers in etcd at their host\'s IP; an update is one worker-updated; a withdrawal drops; a SIGKILLed relay\'s workers go after the TTL and come back once when it restarts; one restarted at once converges within its old lease\'s expiry; a stopped relay withdraws at once; nothing left on either host', () =>
     withTwoHosts('rle', async (hosts) => {
       const { a, b, endpoint } = hosts;
       const namespace = uniqueNamespace('relay-etcd');
@@ -168,7 +168,7 @@ describe('woolrx relay between two hosts (own network, /dev/shm and temp directo
 
       const startRelay = (host: Host): Promise<Agent> => attach(host.woolrx(relayArgs(namespace, host, toEtcd)));
       let relayA = await startRelay(a);
-      const relayB = await startRelay(b);
+      let relayB = await startRelay(b);
       const expected = new Map([...onA.map((w) => [w.uid, relayedView(w, a)] as const), ...onB.map((w) => [w.uid, relayedView(w, b)] as const)]);
       await waitForWatchState(watch, [...expected.values()], 'all 6 wool workers, each at its host\'s IP');
       await waitForRelayed(relayA, 3, 'relay on host a');
@@ -216,6 +216,27 @@ describe('woolrx relay between two hosts (own network, /dev/shm and temp directo
         [a0.uid, a1.uid, a2.uid].map((uid) => `worker-added ${uid}`).sort(),
         'after the restart: one worker-added per worker of host a, no duplicate, nothing on host b\'s',
       );
+
+      // kill -9 of host b's relay and an immediate restart (the same relay name, by default), before the
+      // first run's lease expired: the target converges within that lease's expiry and stays so. Each
+      // worker either keeps its key (no event) or is registered again once the old lease expires (one
+      // drop, then one add): never a drop alone, never a second add.
+      const quick = workerEvents(watch).length;
+      const onBNow = onB.filter((w) => expected.has(w.uid)).map((w) => w.uid);
+      relayB.kill('SIGKILL');
+      await relayB.exited;
+      relayB = await startRelay(b);
+      await waitForRelayed(relayB, 2, 'relay on host b, restarted at once');
+      await sleep(TTL * 1000 + 1500); // past the expiry of the first run's lease
+      await waitForWatchState(watch, [...expected.values()], 'the same workers after the quick restart', 1000);
+      const sinceKill = workerEvents(watch).slice(quick);
+      for (const uid of onBNow) {
+        const types = sinceKill.filter((r) => r.worker.uid === uid).map((r) => r.type);
+        assert.ok(types.length === 0 || types.join() === 'worker-dropped,worker-added', `worker ${uid} after a quick restart: ${types.join(', ') || 'no event'}`);
+      }
+      assert.deepEqual(sinceKill.filter((r) => !onBNow.includes(r.worker.uid)), [], 'nothing happened to host a\'s workers');
+      await sleep(500);
+      assert.equal(workerEvents(watch).length, quick + sinceKill.length, 'and nothing more once it converged');
 
       // Host b's relay stops (SIGTERM): it withdraws its workers at once (revoking its lease), not at the lease's expiry.
       assert.equal(leases(a, endpoint), 2, 'one lease per running relay');
