@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { workerInfo } from '../../src/model/workerInfo.js';
 import { shortHash, uniqueNamespace } from '../cli/children.js';
 import { killRealWool, RealWool } from '../interop/realWool.js';
+import { runningEtcdProcesses } from '../backends/etcd/etcdHarness.js';
 import { assertBuiltCli, BUILT_CLI, startTwoHosts, type Host, type TwoHosts } from './hosts.js';
 
 const SUBNET = 41;
@@ -47,6 +48,17 @@ function etcdCall(host: Host, endpoint: string, op: 'put' | 'range', key: string
   const kv = answer.kvs?.[0];
   return kv === undefined ? 'absent' : Buffer.from(kv.value, 'base64').toString();
 }
+
+it('a failed start (etcd not ready in time) removes what it made: the namespaces, their processes, etcd', async () => {
+  const before = runningEtcdProcesses();
+  const linksBefore = rootLinks();
+  const purpose = `hf${process.pid % 1000}`;
+  await assert.rejects(startTwoHosts(purpose, 42, { etcd: { readyTimeoutMs: 1 } }), /not ready after 1 ms/);
+  const list = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout;
+  assert.ok(!list.includes(`woolrx-${purpose}`), `no namespace of the failed start is left: ${list}`);
+  assert.equal(runningEtcdProcesses(), before, 'its etcd is stopped');
+  assert.deepEqual(rootLinks(), linksBefore);
+});
 
 describe('two hosts on one machine (the relay tests\' harness)', { timeout: 60_000 }, () => {
   let hosts: TwoHosts | undefined;

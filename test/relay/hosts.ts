@@ -36,7 +36,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startEtcd, type EtcdCluster } from '../backends/etcd/etcdHarness.js';
+import { startEtcd, type EtcdCluster, type EtcdStartOptions } from '../backends/etcd/etcdHarness.js';
 import { Netns, ROOT } from '../backends/lan/netns.js';
 
 /** The built CLI (`npm run build`; `npm test` builds first). Run from dist, not through tsx, whose cache would land in the host's temp directory. */
@@ -234,8 +234,9 @@ export interface TwoHosts {
  * removed if a step fails.
  * @param purpose A few letters for the namespace names.
  * @param subnet 1–250: the third octet of every address (distinct per test file, for readable logs).
+ * @param options `etcd`: timing options of the etcd server.
  */
-export async function startTwoHosts(purpose: string, subnet: number): Promise<TwoHosts> {
+export async function startTwoHosts(purpose: string, subnet: number, options: { readonly etcd?: Omit<EtcdStartOptions, 'host' | 'netns'> } = {}): Promise<TwoHosts> {
   const undo: (() => void | Promise<void>)[] = [];
   const tearDown = async (): Promise<void> => {
     const errors: unknown[] = [];
@@ -266,7 +267,7 @@ export async function startTwoHosts(purpose: string, subnet: number): Promise<Tw
     undo.push(() => a.dispose());
     const b = await Host.start('b', pair.b, `10.213.${subnet}.2`);
     undo.push(() => b.dispose());
-    const etcd = await startEtcd({ host: service, netns: etcdHost.name });
+    const etcd = await startEtcd({ ...options.etcd, host: service, netns: etcdHost.name });
     undo.push(() => etcd.dispose()); // undone first: stopped cleanly, its data directory removed
     const endpoint = etcd.endpoints[0];
     if (endpoint === undefined) throw new Error('etcd has no endpoint');
