@@ -3,6 +3,9 @@ import { lanBackend } from './lanBackend.js';
 import { localBackend } from './localBackend.js';
 import type { CliBackend } from './types.js';
 
+/** The backend of a command line without `--backend`. */
+export const DEFAULT_BACKEND = 'local';
+
 /**
  * The `--backend` choices of the `woolrx` CLI, by name; `local` is the
  * default. Each entry declares its own flags (accepted only with it) and

@@ -27,7 +27,12 @@ export const etcdBackend: CliBackend = Object.freeze<CliBackend>({
       valueName: 'URL[,URL]',
       description: 'Client URLs of the cluster, or host:port (default http://127.0.0.1:2379)',
     },
-    ttl: { type: 'string', valueName: 'SECONDS', description: "Lease TTL of this publisher's workers (default 10)" },
+    ttl: {
+      type: 'string',
+      valueName: 'SECONDS',
+      description: "Lease TTL of this publisher's workers (default 10)",
+      commands: ['publish', 'relay'],
+    },
     prefix: { type: 'string', valueName: 'PREFIX', description: 'Key prefix (default /woolrx)' },
     'request-timeout': {
       type: 'string',

@@ -53,10 +53,12 @@ export const lanBackend: CliBackend = Object.freeze({
       type: 'string',
       valueName: 'HOST',
       description: "Address peers should connect to (default: the worker's host; a wildcard bind uses the default-route address)",
+      commands: ['publish', 'relay'],
     },
     'no-probe': {
       type: 'boolean',
       description: 'Announce at once, without RFC 6762 probing (names are UUIDs)',
+      commands: ['publish', 'relay'],
     },
     'expire-after': {
       type: 'string',

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import { backends as defaultBackends } from './backends.js';
+import { DEFAULT_BACKEND, backends as defaultBackends } from './backends.js';
 import { commands as defaultCommands } from './commands.js';
 import { commonFlags } from './commonFlags.js';
+import { didYouMean } from './didYouMean.js';
 import type { CliBackend, CliCommand, CliFlags, CliValues, CommandLine } from './types.js';
 import { UsageError } from './UsageError.js';
 
@@ -12,7 +13,6 @@ export interface CliRegistry {
   readonly backends: Readonly<Record<string, CliBackend>>;
 }
 
-const DEFAULT_BACKEND = 'local';
 
 function toParseArgsOptions(flags: CliFlags): NonNullable<ParseArgsConfig['options']> {
   const options: NonNullable<ParseArgsConfig['options']> = {};
@@ -34,7 +34,12 @@ function parseArgsMessage(error: unknown, flags: CliFlags): string {
   if (!(error instanceof Error)) return String(error);
   const { code } = error as NodeJS.ErrnoException;
   const quoted = /'([^']*)'/.exec(error.message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted !== undefined) return `unknown option ${quoted.split('=')[0] ?? quoted}`;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted !== undefined) {
+    const option = quoted.split('=')[0] ?? quoted;
+    const long = /^--([^=]+)$/.exec(option)?.[1];
+    const shown = Object.entries(flags).flatMap(([name, flag]) => (flag.hidden === true ? [] : [name]));
+    return `unknown option ${option}${long === undefined ? '' : suggestion(long, shown, '--')}`;
+  }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted !== undefined) {
     return `unexpected argument ${JSON.stringify(quoted)}`;
   }
@@ -51,6 +56,12 @@ function parseArgsMessage(error: unknown, flags: CliFlags): string {
     return `--${name} needs a value (--${name} ${value})`;
   }
   return error.message.replace(/\s*\n\s*/g, ' ');
+}
+
+/** ` (did you mean "watch"?)`, or nothing. */
+function suggestion(word: string, candidates: Iterable<string>, prefix = ''): string {
+  const match = didYouMean(word, candidates);
+  return match === undefined ? '' : ` (did you mean ${JSON.stringify(`${prefix}${match}`)}?)`;
 }
 
 function has(record: object, key: string): boolean {
@@ -93,12 +104,14 @@ export function parseCommandLine(
     if (rest.length === 0) return { kind: 'help' };
     const name = rest[0] ?? '';
     if (rest.length > 1 || !has(registry.commands, name)) {
-      throw new UsageError(`unknown command ${JSON.stringify(rest.join(' '))}`);
+      throw new UsageError(`unknown command ${JSON.stringify(rest.join(' '))}${rest.length > 1 ? '' : suggestion(name, Object.keys(registry.commands))}`);
     }
     return { kind: 'help', command: registry.commands[name] as CliCommand };
   }
   if (first.startsWith('-')) throw new UsageError(`expected a command before ${JSON.stringify(first)}`);
-  if (!has(registry.commands, first)) throw new UsageError(`unknown command ${JSON.stringify(first)}`);
+  if (!has(registry.commands, first)) {
+    throw new UsageError(`unknown command ${JSON.stringify(first)}${suggestion(first, Object.keys(registry.commands))}`);
+  }
   const command = registry.commands[first] as CliCommand;
 
   // Every backend's flags parse; those of a backend not chosen are refused below.
@@ -125,13 +138,18 @@ export function parseCommandLine(
     if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command };
     throw new UsageError(parseArgsMessage(error, allFlags), command);
   }
-  if (values['help'] === true) return { kind: 'help', command };
+  if (values['help'] === true) {
+    const named = (command.backendFlags ?? ['backend']).map((flag) => values[flag]).filter((name): name is string => typeof name === 'string' && has(registry.backends, name));
+    return named.length === 0 ? { kind: 'help', command } : { kind: 'help', command, backends: [...new Set(named)] };
+  }
 
   const known = Object.keys(registry.backends).join(', ');
   const chosen: string[] = [];
   if (command.backendFlags === undefined) {
     const name = typeof values['backend'] === 'string' ? values['backend'] : DEFAULT_BACKEND;
-    if (!has(registry.backends, name)) throw new UsageError(`unknown backend ${JSON.stringify(name)} (known: ${known})`, command);
+    if (!has(registry.backends, name)) {
+      throw new UsageError(`unknown backend ${JSON.stringify(name)}${suggestion(name, Object.keys(registry.backends)) || ` (known: ${known})`}`, command);
+    }
     chosen.push(name);
   } else {
     const picks = command.backendFlags.map((flag) => `--${flag}`).join(' and ');
@@ -140,7 +158,7 @@ export function parseCommandLine(
       const name = values[flag];
       if (typeof name !== 'string') throw new UsageError(`missing --${flag} (one of ${known})`, command);
       if (!has(registry.backends, name)) {
-        throw new UsageError(`unknown backend ${JSON.stringify(name)} for --${flag} (known: ${known})`, command);
+        throw new UsageError(`unknown backend ${JSON.stringify(name)} for --${flag}${suggestion(name, Object.keys(registry.backends)) || ` (known: ${known})`}`, command);
       }
       if (!chosen.includes(name)) chosen.push(name);
     }

@@ -78,7 +78,7 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
     throw error;
   }
   if (line.kind === 'help') {
-    stdout.write(renderUsage(line.command, registry));
+    stdout.write(renderUsage(line.command, registry, line.backends));
     return 0;
   }
   if (line.kind === 'version') {

@@ -8,7 +8,7 @@ export const TAG_FILTER_FLAG: CliFlag = Object.freeze({
   type: 'string',
   multiple: true,
   valueName: 'TAG',
-  description: 'Only workers having this tag (repeatable: all of them)',
+  description: 'Only workers having this tag; with several, workers having all of them',
 });
 
 /**

@@ -12,6 +12,13 @@ export interface CliFlag {
   readonly valueName?: string;
   /** One line for the usage text. */
   readonly description: string;
+  /** Internal: accepted, but never shown in usage nor suggested for a typo. */
+  readonly hidden?: boolean;
+  /**
+   * The commands the flag means something to (a backend's publisher-only
+   * flag: `--ttl`); shown only in their usage. Every command accepts it.
+   */
+  readonly commands?: readonly string[];
 }
 
 /** Flags by long name (without the leading `--`). */
@@ -88,6 +95,8 @@ export interface CliCommand {
    * known backend, and the flags of every backend they name are accepted.
    */
   readonly backendFlags?: readonly string[];
+  /** The only backends the command runs on (`demo`: local); every one when absent. */
+  readonly backends?: readonly string[];
   /**
    * The namespace to use when `--namespace` is not given; without it,
    * `--namespace` is required.
@@ -104,7 +113,12 @@ export interface CliCommand {
 
 /** What {@link parseCommandLine} makes of an argument vector. */
 export type CommandLine =
-  | { readonly kind: 'help'; readonly command?: CliCommand }
+  | {
+      readonly kind: 'help';
+      readonly command?: CliCommand;
+      /** The backends the command line names (`--backend etcd --help`): their options are shown. */
+      readonly backends?: readonly string[];
+    }
   | { readonly kind: 'version' }
   | {
       readonly kind: 'run';

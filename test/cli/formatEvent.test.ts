@@ -139,6 +139,25 @@ describe('renderUsage', () => {
     assert.ok(text.endsWith('\n'));
   });
 
+  it("shows the chosen backend's options (local by default), names the others, hides internal and other commands' flags", () => {
+    const watch = renderUsage(commands['watch']);
+    assert.ok(watch.includes('Options of --backend local:'), watch);
+    for (const hidden of ['--endpoints', '--ttl', '--advertise-host', '--expire-after', 'Options of --backend etcd']) {
+      assert.ok(!watch.includes(hidden), `${hidden} not in watch --help`);
+    }
+    assert.match(watch, /^Backends lan, etcd have their own options: woolrx watch --backend etcd --help$/m);
+    const watchEtcd = renderUsage(commands['watch'], undefined, ['etcd']);
+    assert.ok(watchEtcd.includes('Options of --backend etcd:') && watchEtcd.includes('--endpoints URL'), watchEtcd);
+    assert.ok(!watchEtcd.includes('--ttl') && !watchEtcd.includes('--capacity'), 'publish-only --ttl, and no local options');
+    assert.match(watchEtcd, /^Backends local, lan have their own options: /m);
+    assert.match(renderUsage(commands['publish'], undefined, ['etcd']), /--ttl SECONDS/);
+    assert.match(renderUsage(commands['publish'], undefined, ['lan']), /--advertise-host HOST/);
+    const demo = renderUsage(commands['demo']);
+    assert.ok(!demo.includes('--as-worker'), 'the internal flag is hidden');
+    assert.ok(!demo.includes('own options'), 'the demo runs on local only');
+    assert.match(renderUsage(commands['relay']), /^Each backend has its own options: woolrx relay --from etcd --help$/m);
+  });
+
   it('states the version that package.json declares', async () => {
     const { packageVersion } = await import('../../src/cli/packageVersion.js');
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -89,6 +89,29 @@ describe('parseCommandLine', () => {
     usageError(['publish', '-n', 'x', '-a', 'h:1', '--json'], /unknown option --json/);
   });
 
+  it('suggests the command, option or backend meant, within two edits (none for a hidden option or a far-off word)', () => {
+    usageError(['wacth', '-n', 'x'], /^unknown command "wacth" \(did you mean "watch"\?\)$/);
+    usageError(['publsh'], /^unknown command "publsh" \(did you mean "publish"\?\)$/);
+    usageError(['help', 'lsit'], /^unknown command "lsit" \(did you mean "list"\?\)$/);
+    usageError(['fly'], /^unknown command "fly"$/);
+    usageError(['watch', '-n', 'x', '--bakend', 'etcd'], /^unknown option --bakend \(did you mean "--backend"\?\)$/);
+    usageError(['watch', '-n', 'x', '--endpoint=http://a:1'], /^unknown option --endpoint \(did you mean "--endpoints"\?\)$/);
+    usageError(['list', '-n', 'x', '--jsno'], /^unknown option --jsno \(did you mean "--json"\?\)$/);
+    usageError(['demo', '--as-workr', '{}'], /^unknown option --as-workr$/);
+    usageError(['watch', '-n', 'x', '-b', 'etdc'], /^unknown backend "etdc" \(did you mean "etcd"\?\)$/);
+    usageError(['relay', '--from', 'locl', '-n', 'x', '--to', 'etcd'], /^unknown backend "locl" for --from \(did you mean "local"\?\)$/);
+  });
+
+  it('help names the backends the command line names, and only those', () => {
+    assert.deepEqual(parseCommandLine(['watch', '-b', 'etcd', '--help']), { kind: 'help', command: commands['watch'], backends: ['etcd'] });
+    assert.deepEqual(parseCommandLine(['relay', '--from', 'local', '--to', 'etcd', '-h']), {
+      kind: 'help',
+      command: commands['relay'],
+      backends: ['local', 'etcd'],
+    });
+    assert.deepEqual(parseCommandLine(['watch', '-b', 'nope', '--help']), { kind: 'help', command: commands['watch'] });
+  });
+
   it('requires --namespace, and --address for publish', () => {
     usageError(['watch'], /missing --namespace/);
     usageError(['watch', '--json'], /missing --namespace/);

@@ -44,8 +44,10 @@ export const demo: CliCommand = {
       type: 'string',
       valueName: 'JSON',
       description: 'Internal: run as one of the demo worker processes',
+      hidden: true,
     },
   },
+  backends: ['local'],
   defaultNamespace: () => `woolrx-demo-${process.pid}-${randomBytes(4).toString('hex')}`,
   validate: (values) => {
     if (values['backend'] !== undefined && values['backend'] !== 'local') {
