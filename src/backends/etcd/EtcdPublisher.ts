@@ -20,6 +20,17 @@ const RESTORE_ATTEMPTS = 10;
 const noop = (): void => undefined;
 
 /**
+ * Why a lease was lost, in words: etcd3 reports a keep-alive that could not
+ * reach etcd for twice the TTL as an `EtcdLeaseInvalidError` whose "lease
+ * id" is its own sentence ("Lease We lost connection … is expired or revoked").
+ */
+function lossReason(error: Error): string {
+  if (/We lost connection to etcd/.test(error.message)) return 'it expired while etcd could not be reached';
+  if (error instanceof loadEtcd3().EtcdLeaseInvalidError) return 'etcd says it expired or was revoked';
+  return errorMessage(error);
+}
+
+/**
  * The {@link WorkerPublisher} of {@link etcdDiscovery}.
  *
  * Every worker is a key `<prefix>/<namespace>/workers/<uid>` holding the
@@ -198,7 +209,7 @@ export class EtcdPublisher extends PublisherBase {
     this.#lost = lost;
     this.#report(
       'warning',
-      `Lease ${lost} was lost (${error.message}); granting a new one and restoring ${this.#owned.size} worker(s)`,
+      `Lease ${lost} was lost: ${lossReason(error)}; granting a new one and restoring ${this.#owned.size} worker(s)`,
       { error },
     );
     void this.#exclusive(() => this.#recover(lost));
@@ -228,11 +239,14 @@ export class EtcdPublisher extends PublisherBase {
         problem = { why: errorMessage(error), error };
       }
       const delay = retryDelay(attempt, RETRY_FIRST_MS, RETRY_MAX_MS);
-      this.#report(
-        'warning',
-        `Re-publishing after the loss of lease ${lost} failed (${problem.why}); retrying in ${delay} ms`,
-        'error' in problem ? { error: problem.error } : {},
-      );
+      // Said once per loss: the retries go on quietly until `recovered`.
+      if (attempt === 0) {
+        this.#report(
+          'warning',
+          `Re-publishing after the loss of lease ${lost} failed (${problem.why}); retrying until it succeeds`,
+          'error' in problem ? { error: problem.error } : {},
+        );
+      }
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }

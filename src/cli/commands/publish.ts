@@ -4,6 +4,7 @@ import type { CliCommand } from '../types.js';
 import { firstValueFrom } from 'rxjs';
 import { cliErrorMessage } from '../cliErrorMessage.js';
 import { aborted } from '../aborted.js';
+import { diagnosticLines } from '../diagnosticLines.js';
 import { workerFromFlags } from '../workerFromFlags.js';
 
 const defaults = () => ({ uid: randomUUID, pid: process.pid, version: packageVersion });
@@ -37,9 +38,7 @@ export const publish: CliCommand = {
     const { stdout, stderr, signal, values } = context;
     const worker = workerFromFlags(values, defaults());
     const discovery = await context.discovery();
-    const diagnostics = discovery.diagnostics.subscribe((diagnostic) => {
-      stderr.write(`woolrx publish: ${diagnostic.kind}: ${diagnostic.message}\n`);
-    });
+    const diagnostics = discovery.diagnostics.subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx publish: ${text}\n`) }));
     const publisher = discovery.publisher();
     try {
       try {

@@ -120,7 +120,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     assert.deepEqual(recorder.history(x.uid), ['worker-added@2'], 'X, registered by the second publisher, is untouched');
     const renewed = await leaseOf(key(namespace, a.uid));
     assert.ok(renewed && renewed !== lost, 'A is on a new lease');
-    assert.ok(diagnostics.some((d) => d.startsWith('warning') && d.includes(`Lease ${lost} was lost`)), diagnostics.join('\n'));
+    assert.ok(diagnostics.includes(`warning: Lease ${lost} was lost: etcd says it expired or was revoked; granting a new one and restoring 1 worker(s)`), diagnostics.join('\n'));
     assert.ok(diagnostics.some((d) => d.startsWith('recovered') && d.includes('Re-published 1 worker(s)')), diagnostics.join('\n'));
     // The new lease is kept alive too, and closing the first publisher leaves X alone.
     await first.close();
@@ -133,6 +133,39 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     recorder.unsubscribe();
     diagnosticsSubscription.unsubscribe();
     assertReleased(discovery);
+  });
+
+  it('a lease that expires while etcd cannot be reached is reported once, in one sentence, however long the retries last', async () => {
+    const namespace = uniqueNamespace('lost-quiet');
+    const proxy = await startTcpProxy(etcd.members[0]!.clientPort);
+    const cut = etcdDiscovery(namespace, { endpoints: [proxy.endpoint], ttl: 2, requestTimeout: 500 });
+    const publisher = cut.publisher();
+    const diagnostics: string[] = [];
+    const diagnosticsSubscription = cut.diagnostics.subscribe((d) => diagnostics.push(`${d.kind}: ${d.message}`));
+    try {
+      const a = makeWorker();
+      await publisher.publish('worker-added', a);
+      const lost = await leaseOf(key(namespace, a.uid));
+      assert.ok(lost);
+      proxy.cut();
+      await waitFor(() => diagnostics.some((d) => d.includes('was lost')), () => `the loss: ${diagnostics.join(' | ')}`, 15_000);
+      await sleep(3000); // the recovery retries meanwhile
+      proxy.restore();
+      await waitFor(() => diagnostics.some((d) => d.startsWith('recovered')), () => `the recovery: ${diagnostics.join(' | ')}`, 15_000);
+      const losses = diagnostics.filter((d) => d.includes('was lost'));
+      assert.deepEqual(losses, [
+        `warning: Lease ${lost} was lost: it expired while etcd could not be reached; granting a new one and restoring 1 worker(s)`,
+      ]);
+      const retries = diagnostics.filter((d) => d.includes('Re-publishing after'));
+      assert.ok(retries.length <= 1, `one line for the retries, not one per retry: ${retries.join(' | ')}`);
+      assert.doesNotMatch(diagnostics.join('\n'), /Lease We lost|is expired or revoked\)/);
+      const renewed = await leaseOf(key(namespace, a.uid));
+      assert.ok(renewed !== undefined && renewed !== lost, 'A is back on a new lease');
+    } finally {
+      diagnosticsSubscription.unsubscribe();
+      await publisher.close();
+      await proxy.close();
+    }
   });
 
   it('after a lost lease, leaves alone a worker another publisher registered meanwhile', async () => {
