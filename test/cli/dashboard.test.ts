@@ -44,6 +44,8 @@ describe('woolrx dashboard in headless Chromium', () => {
       await page.goto(url);
       await page.locator('#status.live').waitFor({ timeout: 15_000 });
       assert.equal(await page.locator('#namespace').textContent(), namespace);
+      // How long the page has seen a worker, named as the terminal table names it (SEEN).
+      assert.deepEqual(await page.locator('thead th').allTextContents(), ['UID', 'Address', 'PID', 'Version', 'Tags', 'Extra', 'Seen', 'Last event']);
       assert.equal(await page.locator('#rows tr').count(), 0);
       // Live means synced: an empty pool says so, rather than "loading".
       assert.equal(await page.locator('#empty').textContent(), 'No workers.');

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { memoryDiscovery } from '../../src/backends/memory/memoryDiscovery.js';
@@ -10,6 +12,11 @@ import { localDiscovery } from '../../src/backends/local/localDiscovery.js';
 import { shortHash } from '../../src/backends/local/shortHash.js';
 import { startDashboard } from '../../src/cli/dashboard/startDashboard.js';
 import { testWorker } from '../../src/testing/testWorker.js';
+import { added } from '../../src/testing/added.js';
+import { workerInfo } from '../../src/model/workerInfo.js';
+import { formatEventJson } from '../../src/cli/formatEventJson.js';
+import { commands } from '../../src/cli/commands.js';
+import { runCli } from '../../src/cli/runCli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'woolrx-dashboard-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -105,6 +112,50 @@ describe('startDashboard /events', () => {
     } finally {
       await dashboard.close();
       await publisher.close();
+    }
+  });
+
+  it("each event's data is exactly the watch --json line (wool's default channel options left out)", async () => {
+    const registry = new MemoryRegistry();
+    const discovery = memoryDiscovery('pool', { registry });
+    const publisher = discovery.publisher();
+    const plain = testWorker(1);
+    const tuned = workerInfo({ ...testWorker(2), options: { ...plain.options, keepaliveTimeMs: 1234 } });
+    await publisher.publish('worker-added', plain);
+    await publisher.publish('worker-added', tuned);
+    const dashboard = await startDashboard(discovery, { port: 0 });
+    try {
+      const { text } = await readEvents(dashboard.url, (received) => received.includes('event: synced'));
+      const data = text.split('\n').filter((line) => line.startsWith('data: {"type"')).map((line) => line.slice('data: '.length));
+      assert.deepEqual(data, [formatEventJson(added(plain)), formatEventJson(added(tuned))]);
+      assert.doesNotMatch(data[0] ?? '', /"options"/);
+      assert.match(data[1] ?? '', /"options":\{"keepaliveTimeMs":1234\}/);
+    } finally {
+      await dashboard.close();
+      await publisher.close();
+    }
+  });
+});
+
+describe('woolrx dashboard --port', () => {
+  it('a busy port is one line saying so and naming --port, status 1', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const memory = new MemoryRegistry();
+    try {
+      const code = await runCli(['dashboard', '-n', 'pool', '--port', String(port)], { stdout, stderr, signal: new AbortController().signal }, {
+        commands,
+        backends: { local: { summary: 'memory', flags: {}, create: (namespace) => memoryDiscovery(namespace, { registry: memory }) } },
+      });
+      assert.equal(code, 1);
+      assert.equal(err, `woolrx dashboard: port ${port} is in use on 127.0.0.1; pick another with --port, or leave --port out for a free one\n`);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
     }
   });
 });

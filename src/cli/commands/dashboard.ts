@@ -1,5 +1,5 @@
 import { diagnosticLines } from '../diagnosticLines.js';
-import { startDashboard } from '../dashboard/startDashboard.js';
+import { startDashboard, type Dashboard } from '../dashboard/startDashboard.js';
 import { parseIntegerFlag } from '../parseIntegerFlag.js';
 import type { CliCommand, CliValues } from '../types.js';
 import { UsageError } from '../UsageError.js';
@@ -34,7 +34,16 @@ export const dashboard: CliCommand = {
     const discovery = await context.discovery();
     const diagnostics = discovery.diagnostics.subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx dashboard: ${text}\n`) }));
     try {
-      const server = await startDashboard(discovery, { port: portOf(values) });
+      const port = portOf(values);
+      let server: Dashboard;
+      try {
+        server = await startDashboard(discovery, { port });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') throw new Error(`port ${port} is in use on 127.0.0.1; pick another with --port, or leave --port out for a free one`, { cause: error });
+        if (code === 'EACCES') throw new Error(`port ${port} needs privileges this process lacks; pick one above 1023 with --port`, { cause: error });
+        throw error;
+      }
       try {
         stdout.write(`${server.url}\n`);
         await firstValueFrom(aborted(signal));

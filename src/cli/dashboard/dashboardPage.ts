@@ -2,7 +2,9 @@
  * The dashboard's single page: a live worker table fed by Server-Sent
  * Events from `/events` (one NDJSON-shaped event per message; `synced` once
  * the initial state is complete: until then the page says "Loading workers…",
- * after it an empty pool says "No workers."). Rows are
+ * after it an empty pool says "No workers."). The "Seen" column is how long
+ * the page has seen the worker (not the worker's age), as the terminal
+ * table's SEEN. Rows are
  * built with `textContent` (a record cannot inject markup); added rows
  * flash green, dropped rows flash red before leaving; counts by tag below.
  */
@@ -35,7 +37,7 @@ export const dashboardPage = `<!doctype html>
 <h1>woolrx dashboard</h1>
 <div id="meta">namespace <b id="namespace"></b> · <span id="status">connecting…</span> · <span id="total">0 workers</span></div>
 <table>
-  <thead><tr><th>UID</th><th>Address</th><th>PID</th><th>Version</th><th>Tags</th><th>Extra</th><th>Age</th><th>Last event</th></tr></thead>
+  <thead><tr><th>UID</th><th>Address</th><th>PID</th><th>Version</th><th>Tags</th><th>Extra</th><th title="How long this page has seen the worker (not its age)">Seen</th><th>Last event</th></tr></thead>
   <tbody id="rows"></tbody>
 </table>
 <div id="empty">Loading workers…</div>
@@ -46,7 +48,7 @@ export const dashboardPage = `<!doctype html>
   const workers = new Map();
   let synced = false;
   const words = { 'worker-added': 'added', 'worker-updated': 'updated', 'worker-dropped': 'dropped' };
-  const age = (ms) => { const s = Math.max(0, Math.floor(ms / 1000)); return s < 60 ? s + 's' : Math.floor(s / 60) + 'm' + String(s % 60).padStart(2, '0') + 's'; };
+  const duration = (ms) => { const s = Math.max(0, Math.floor(ms / 1000)); return s < 60 ? s + 's' : Math.floor(s / 60) + 'm' + String(s % 60).padStart(2, '0') + 's'; };
   function cell(tr, text, cls) { const td = document.createElement('td'); td.textContent = text; if (cls) td.className = cls; tr.appendChild(td); return td; }
   function fill(entry) {
     const { tr, worker } = entry;
@@ -59,13 +61,13 @@ export const dashboardPage = `<!doctype html>
     const tags = cell(tr, '');
     for (const tag of worker.tags) { const span = document.createElement('span'); span.className = 'tag'; span.textContent = tag; tags.appendChild(span); }
     cell(tr, Object.entries(worker.extra).map(([k, v]) => k + '=' + v).join(', ') || '-');
-    entry.ageCell = cell(tr, '', 'num');
+    entry.seenCell = cell(tr, '', 'num');
     entry.lastCell = cell(tr, '');
     tick(entry, Date.now());
   }
   function tick(entry, now) {
-    entry.ageCell.textContent = age(now - entry.addedAt);
-    entry.lastCell.textContent = words[entry.lastType] + ' ' + age(now - entry.lastAt) + ' ago';
+    entry.seenCell.textContent = duration(now - entry.seenAt);
+    entry.lastCell.textContent = words[entry.lastType] + ' ' + duration(now - entry.lastAt) + ' ago';
   }
   function flash(tr, cls) { tr.classList.remove('added', 'updated'); void tr.offsetWidth; tr.classList.add(cls); }
   function summary() {
@@ -91,7 +93,7 @@ export const dashboardPage = `<!doctype html>
     } else {
       if (!entry || entry.dropped) {
         if (entry) entry.tr.remove();
-        entry = { tr: document.createElement('tr'), addedAt: now };
+        entry = { tr: document.createElement('tr'), seenAt: now };
         workers.set(worker.uid, entry);
         rows.appendChild(entry.tr);
       }

@@ -36,15 +36,15 @@ function sendPage(response: ServerResponse): void {
 }
 
 /**
- * The SSE messages of one page: every worker event (the `watch --json`
- * line), an `event: synced` once the initial state is complete (so the page
+ * The SSE messages of one page: every worker event (exactly the
+ * `watch --json` line: wool's default channel options left out), an `event: synced` once the initial state is complete (so the page
  * can tell "no workers" from "loading"), a keep-alive comment every
  * `keepAliveMs`, and `event: failure` if the stream errors. One watch of the
  * discovery (`watch()`): every event as it happened, and its synced signal.
  */
 function pageMessages(discovery: Discovery, keepAliveMs: number): Observable<string> {
   return discovery.watch().pipe(
-    map((item) => (item.type === 'synced' ? 'event: synced\ndata: {}\n\n' : `data: ${formatEventJson(item, true)}\n\n`)),
+    map((item) => (item.type === 'synced' ? 'event: synced\ndata: {}\n\n' : `data: ${formatEventJson(item)}\n\n`)),
     mergeWith(interval(keepAliveMs).pipe(map(() => ': keep-alive\n\n'))),
     catchError((error: unknown) => of(`event: failure\ndata: ${JSON.stringify({ message: errorMessage(error) })}\n\n`)),
   );
