@@ -1,4 +1,5 @@
 import { flagValues } from './flagValues.js';
+import { localNamespaces } from './localNamespaces.js';
 import type { CliBackend } from './types.js';
 
 /** Only the keys whose value is defined (the options objects are exactOptionalPropertyTypes-strict). */
@@ -36,6 +37,7 @@ export const localBackend: CliBackend = Object.freeze<CliBackend>({
       description: 'Fallback rescan period in milliseconds, 0 to disable (default ~1000)',
     },
   },
+  namespaces: () => localNamespaces(),
   create: async (namespace, values) => {
     const capacity = flagValues.integer(values, 'capacity', 0);
     const blockSize = flagValues.integer(values, 'block-size', 0);

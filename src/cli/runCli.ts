@@ -109,6 +109,7 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
       values,
       namespace,
       ...(backend.reachTimeout === undefined ? {} : { reachTimeout: backend.reachTimeout(values) }),
+      ...(backend.namespaces === undefined ? {} : { namespaces: () => backend.namespaces?.(values) }),
       discovery: () => create(backend, namespace),
       discoveryOf: (name: string, ns: string, flags?: CliValues) => {
         const named = (registry ?? { backends: defaultBackends }).backends[name];

@@ -49,6 +49,12 @@ export interface CliBackend {
    * bounds its own waits (local: the lock timeout; lan: the sync window).
    */
   readonly reachTimeout?: (values: CliValues) => number;
+  /**
+   * The namespaces that exist, when the backend can tell cheaply (local: on
+   * this host), for the hint of a `list` that finds nothing; `undefined`
+   * when it cannot tell.
+   */
+  readonly namespaces?: (values: CliValues) => readonly string[] | undefined;
 }
 
 /** Where a command writes, and what tells it to stop. */
@@ -67,6 +73,8 @@ export interface CommandContext extends CliIo {
   readonly values: CliValues;
   /** The namespace (`--namespace`). */
   readonly namespace: string;
+  /** The chosen backend's {@link CliBackend.namespaces}, when it has one. */
+  readonly namespaces?: () => readonly string[] | undefined;
   /** The chosen backend's {@link CliBackend.reachTimeout}, when it has one. */
   readonly reachTimeout?: number;
   /** Builds the discovery for the chosen backend (lazily: a command may fail first). */

@@ -6,6 +6,7 @@ import { BackendUnreachable } from '../BackendUnreachable.js';
 import { initialWorkers } from '../initialWorkers.js';
 import { TAG_FILTER_FLAG, tagFilter } from '../tagFilter.js';
 import { diagnosticLines } from '../diagnosticLines.js';
+import { didYouMean } from '../didYouMean.js';
 import { workerJson } from '../formatEventJson.js';
 import { safeCell } from '../table/safeCell.js';
 import type { CliCommand } from '../types.js';
@@ -34,6 +35,19 @@ function listTable(workers: readonly WorkerInfo[]): string {
   return `${[line(HEADERS), ...rows.map(line), count].join('\n')}\n`;
 }
 
+/** The hint for a namespace that does not exist: the one meant, or those that do. */
+function absentNamespace(namespace: string, present: readonly string[]): string {
+  const meant = didYouMean(namespace, present);
+  const shown = present.slice(0, 10).map((name) => JSON.stringify(name));
+  const here =
+    meant !== undefined
+      ? `; did you mean ${JSON.stringify(meant)}?`
+      : present.length === 0
+        ? ' (none exists here)'
+        : `; namespaces here: ${shown.join(', ')}${present.length > shown.length ? `, … (${present.length} in all)` : ''}`;
+  return `no namespace ${JSON.stringify(namespace)} on this host${here}`;
+}
+
 /**
  * `woolrx list --namespace NS [--tag TAG]... [--json [--full]]`: the workers of a
  * namespace once the backend has the complete initial state, then exit 0
@@ -55,6 +69,8 @@ export const list: CliCommand = {
   },
   run: async (context) => {
     const { stdout, stderr, signal, values } = context;
+    // Before subscribing: a watch may create the namespace it waits for.
+    const present = context.namespaces?.();
     const discovery = await context.discovery();
     // A failure the backend retries is not printed: if it lasts, it is the one line list fails with.
     const diagnostics = discovery.diagnostics
@@ -64,6 +80,9 @@ export const list: CliCommand = {
       const initial = initialWorkers(discovery, { filter: tagFilter(values), timeoutMs: context.reachTimeout });
       const workers = await firstValueFrom(race(aborted(signal).pipe(map(() => undefined)), initial));
       if (workers === undefined) return 0;
+      if (workers.length === 0 && present !== undefined && !present.includes(context.namespace)) {
+        stderr.write(`woolrx list: ${absentNamespace(context.namespace, present)}\n`);
+      }
       if (values['json'] === true) {
         const full = values['full'] === true;
         stdout.write(workers.map((worker) => `${JSON.stringify(workerJson(worker, full))}\n`).join(''));
