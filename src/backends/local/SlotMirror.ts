@@ -238,25 +238,21 @@ export class SlotMirror {
    */
   #verify(count: number): boolean {
     const slots = this.#prevLength / SLOT_SIZE;
+    // Slots the copy knows beyond the table (it shrank, or is gone) must hold nothing.
+    const span = Math.max(slots, this.#slotUids.length);
     const prev = this.#prev;
-    let slot = this.#verifyAt < slots ? this.#verifyAt : 0;
+    let slot = this.#verifyAt < span ? this.#verifyAt : 0;
     let wrong = false;
-    for (let n = Math.min(count, slots); n > 0; n -= 1) {
-      const offset = slot * SLOT_SIZE;
+    for (let n = Math.min(count, span); n > 0; n -= 1) {
       const held = this.#slotUids[slot];
+      const offset = slot * SLOT_SIZE;
+      const free = slot >= slots || prev.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0;
       // Compared without building the uid's string (only a wrong one is built).
-      const right = held === undefined ? prev.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0 : slotHoldsUid(prev, offset, held);
-      if (!right) {
-        this.#setSlot(slot, prev.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0 ? undefined : slotUid(prev, offset));
+      if (held === undefined ? !free : free || !slotHoldsUid(prev, offset, held)) {
+        this.#setSlot(slot, free ? undefined : slotUid(prev, offset));
         wrong = true;
       }
-      slot = slot + 1 === slots ? 0 : slot + 1;
-    }
-    // Slots beyond the table (it shrank) hold nothing.
-    for (let beyond = slots; beyond < this.#slotUids.length; beyond += 1) {
-      if (this.#slotUids[beyond] === undefined) continue;
-      this.#setSlot(beyond, undefined);
-      wrong = true;
+      slot = slot + 1 === span ? 0 : slot + 1;
     }
     this.#verifyAt = slot;
     return wrong;
