@@ -1,5 +1,5 @@
 // The event type: `type` narrows, and only the three event types exist.
-import type { DiscoveryEvent, DiscoveryEventType, WorkerInfo } from '../src/index.js';
+import type { DiscoveryEvent, DiscoveryEventType, DropReason, WorkerInfo } from '../src/index.js';
 import { discoveryEvent } from '../src/index.js';
 import { expectTrue, type Equal } from './expect.js';
 
@@ -40,3 +40,12 @@ discoveryEvent('worker_added', worker);
 // Events are read-only.
 // @ts-expect-error readonly
 event.type = 'worker-added';
+
+// A drop's reason: one of four words, optional, read-only.
+expectTrue<Equal<DropReason, 'withdrawn' | 'process-gone' | 'expired' | 'malformed'>>();
+expectTrue<Equal<typeof event.reason, DropReason | undefined>>();
+discoveryEvent('worker-dropped', worker, 'expired');
+// @ts-expect-error not a drop reason
+discoveryEvent('worker-dropped', worker, 'vanished');
+// @ts-expect-error readonly
+event.reason = 'expired';

@@ -2,6 +2,7 @@ import { Subscription } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { DiscoveryReader } from '../discovery/types.js';
 import { isDiscoveryEventType } from '../events/isDiscoveryEventType.js';
+import { isDropReason } from '../events/isDropReason.js';
 import type { DiscoveryItem } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 import { assertBridgePort } from './assertBridgePort.js';
@@ -63,7 +64,8 @@ function itemMessage(channel: string, id: string, stream: BridgeStream, item: un
       { cause: error },
     );
   }
-  return { woolrxBridge: channel, kind: 'next', id, type, worker };
+  const reason = type === 'worker-dropped' && isDropReason(item['reason']) ? item['reason'] : undefined;
+  return reason === undefined ? { woolrxBridge: channel, kind: 'next', id, type, worker } : { woolrxBridge: channel, kind: 'next', id, type, worker, reason };
 }
 
 const DIAGNOSTIC_KINDS: ReadonlySet<unknown> = new Set(['malformed-record', 'unauthenticated-record', 'warning', 'recovered']);

@@ -18,5 +18,5 @@ import type { BridgeMessage } from './types.js';
 export function itemFromMessage(message: BridgeMessage): DiscoveryItem | undefined {
   if (message.kind === 'synced') return SYNCED;
   if (message.kind !== 'next') return undefined;
-  return discoveryEvent(message.type, workerInfo(message.worker));
+  return discoveryEvent(message.type, workerInfo(message.worker), message.reason);
 }

@@ -1,4 +1,4 @@
-import type { DiscoveryEventType } from '../events/types.js';
+import type { DiscoveryEventType, DropReason } from '../events/types.js';
 
 /**
  * Anything that carries structured-clone messages both ways: a
@@ -131,6 +131,8 @@ export type BridgeMessage =
       readonly type: DiscoveryEventType;
       /** The event's worker, as plain data. */
       readonly worker: BridgeWorkerPayload;
+      /** A drop's reason, when the backend knew it. */
+      readonly reason?: DropReason;
     }
   | {
       /** The channel name (`BridgeOptions.channel`). */

@@ -27,8 +27,10 @@ export function workerJson(worker: WorkerInfo, full = false): Partial<BridgeWork
 /**
  * Renders an event as one NDJSON line (without the newline), fields in a
  * fixed order whatever object the backend handed over:
- * `{"type":…,"worker":{"uid","address","pid","version","tags","extra","secure"[,"options"]}}`
- * — see {@link workerJson} for `options` and `full`.
+ * `{"type":…,"worker":{"uid","address","pid","version","tags","extra","secure"[,"options"]}[,"reason"]}`
+ * — see {@link workerJson} for `options` and `full`; `reason` is the
+ * drop's reason, when the backend knows it (`"withdrawn"`, `"process-gone"`,
+ * `"expired"`, `"malformed"`).
  *
  * @example
  * formatEventJson(discoveryEvent('worker-added', worker));
@@ -39,5 +41,6 @@ export function workerJson(worker: WorkerInfo, full = false): Partial<BridgeWork
  * @returns One line of JSON.
  */
 export function formatEventJson(event: DiscoveryEvent, full = false): string {
-  return JSON.stringify({ type: event.type, worker: workerJson(event.worker, full) });
+  const worker = workerJson(event.worker, full);
+  return JSON.stringify(event.reason === undefined ? { type: event.type, worker } : { type: event.type, worker, reason: event.reason });
 }

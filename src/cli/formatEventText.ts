@@ -23,7 +23,8 @@ function pad2(n: number): string {
  * Renders an event as one readable, column-aligned line (without the
  * newline): local time, `+` added / `~` updated / `-` dropped, the first 8
  * characters of the uid, address, pid, version, tags, extra, and `secure`
- * or changed channel options when there are any. Strings that contain
+ * or changed channel options when there are any, and for a drop its reason
+ * in parentheses when the backend knows it. Strings that contain
  * spaces, separators or control characters are JSON-quoted, so a record
  * cannot forge columns or drive the terminal.
  *
@@ -62,5 +63,6 @@ export function formatEventText(event: DiscoveryEvent, now: Date): string {
     extra,
   ];
   if (flags.length > 0) columns.push(flags.join(' '));
+  if (event.reason !== undefined) columns.push(`(${event.reason})`);
   return columns.join(' ');
 }

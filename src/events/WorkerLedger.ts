@@ -1,5 +1,5 @@
 import { discoveryEvent } from './discoveryEvent.js';
-import type { DiscoveryEvent, WorkerSnapshot } from './types.js';
+import type { DiscoveryEvent, DropReason, WorkerSnapshot } from './types.js';
 import { describeValue } from '../model/describeValue.js';
 import { sameWorker } from '../model/sameWorker.js';
 import type { WorkerInfo } from '../model/types.js';
@@ -103,24 +103,25 @@ export class WorkerLedger {
   /**
    * Records that `uid` is no longer registered.
    * @param uid The worker's uid.
-   * @returns `worker-dropped` with the last metadata reported, or `undefined`
-   * when the uid was not known.
+   * @param reason Why, when the backend knows it.
+   * @returns `worker-dropped` with the last metadata reported (and the
+   * reason), or `undefined` when the uid was not known.
    */
-  drop(uid: string): DiscoveryEvent | undefined {
+  drop(uid: string, reason?: DropReason): DiscoveryEvent | undefined {
     const before = this.#workers.get(uid);
     if (before === undefined) return undefined;
     this.#writable().delete(uid);
-    return discoveryEvent('worker-dropped', before);
+    return discoveryEvent('worker-dropped', before, reason);
   }
 
   /**
    * Applies one event's meaning: `worker-added` and `worker-updated` put the
-   * worker, `worker-dropped` drops its uid.
+   * worker, `worker-dropped` drops its uid (keeping its reason).
    * @param event The change.
    * @returns The event subscribers should see, or `undefined`.
    */
   apply(event: DiscoveryEvent): DiscoveryEvent | undefined {
-    return event.type === 'worker-dropped' ? this.drop(event.worker.uid) : this.put(event.worker);
+    return event.type === 'worker-dropped' ? this.drop(event.worker.uid, event.reason) : this.put(event.worker);
   }
 
   /**

@@ -60,7 +60,7 @@ export class LeaseBook {
       }
       case 'worker-dropped':
         this.#deadlines.delete(uid);
-        return this.#ledger.drop(uid);
+        return this.#ledger.drop(uid, event.reason);
       default:
         throw new TypeError(`expireWorkers: unknown event type ${describeValue(type)}`);
     }

@@ -44,7 +44,7 @@ export function filterWorkersStep(
       const last = passing.get(uid);
       if (last === undefined) return undefined;
       passing.delete(uid);
-      return last === worker ? event : discoveryEvent('worker-dropped', last);
+      return last === worker ? event : discoveryEvent('worker-dropped', last, event.reason);
     }
     default:
       throw new TypeError(`filterWorkers: unknown event type ${describeValue(type)}`);

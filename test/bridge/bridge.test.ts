@@ -53,7 +53,8 @@ describe('bridge across worker_threads (real MessageChannel, owner in a Worker)'
     assert.equal(a.seen.events.length, 2, 'nothing after unsubscribe');
     assert.deepEqual(b.seen.events.slice(2), [
       discoveryEvent('worker-updated', workerInfo(init(2, { load: 'high' }))),
-      discoveryEvent('worker-dropped', workerInfo(init(1))),
+      // The drop's reason crosses the port with it.
+      discoveryEvent('worker-dropped', workerInfo(init(1)), 'withdrawn'),
     ]);
 
     // A late subscriber gets its own upstream and the current state.

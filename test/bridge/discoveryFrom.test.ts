@@ -113,7 +113,7 @@ describe('discoveryFrom across worker_threads (the owner exposes a memory Discov
     const expected: DiscoveryItem[] = [
       discoveryEvent('worker-added', workerInfo({ ...init(1), tags: ['gpu'] })),
       discoveryEvent('worker-dropped', workerInfo(init(2))),
-      discoveryEvent('worker-dropped', workerInfo({ ...init(1), tags: ['gpu'] })),
+      discoveryEvent('worker-dropped', workerInfo({ ...init(1), tags: ['gpu'] }), 'withdrawn'),
     ];
     await until(() => gpus.seen.values.length === 5 && gpuEvents.seen.values.length === 4, 'the transitions');
     assert.deepEqual(gpus.seen.values.slice(2), expected);

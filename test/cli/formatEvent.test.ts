@@ -36,6 +36,13 @@ describe('formatEventJson', () => {
     );
   });
 
+  it("a drop's reason, when known, follows the worker; no key at all otherwise", () => {
+    assert.match(formatEventJson(discoveryEvent('worker-dropped', plain, 'process-gone')), /^\{"type":"worker-dropped","worker":\{.*"secure":false\},"reason":"process-gone"\}$/);
+    assert.doesNotMatch(formatEventJson(discoveryEvent('worker-dropped', plain)), /reason/);
+    assert.match(formatEventText(discoveryEvent('worker-dropped', plain, 'expired'), at), / \(expired\)$/);
+    assert.doesNotMatch(formatEventText(discoveryEvent('worker-dropped', plain), at), /\(/);
+  });
+
   it('keeps only the channel options that differ from the defaults; full keeps them all', () => {
     assert.deepEqual((JSON.parse(formatEventJson(discoveryEvent('worker-added', rich))) as { worker: { options: unknown } }).worker.options, {
       maxConcurrentStreams: 7,

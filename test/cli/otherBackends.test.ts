@@ -54,6 +54,7 @@ describe('woolrx CLI on --backend etcd', () => {
     });
     assert.deepEqual((await watch.event()), { type: 'worker-added', worker: json(expected) });
     assert.deepEqual(await publisher.stop('SIGINT'), { code: 0, signal: null });
+    // etcd cannot tell a revoked lease from an expired one or a deleted key: no reason.
     assert.deepEqual((await watch.event()), { type: 'worker-dropped', worker: json(expected) });
     assert.deepEqual(await watch.stop('SIGTERM'), { code: 0, signal: null });
     assert.equal(watch.stderr, '');
@@ -95,7 +96,8 @@ describe('woolrx CLI on --backend lan', () => {
       });
       assert.deepEqual((await watch.event()), { type: 'worker-added', worker: json(expected) });
       assert.deepEqual(await publisher.stop('SIGTERM'), { code: 0, signal: null });
-      assert.deepEqual((await watch.event()), { type: 'worker-dropped', worker: json(expected) });
+      // An mDNS goodbye: the publisher withdrew it.
+      assert.deepEqual((await watch.event()), { type: 'worker-dropped', worker: json(expected), reason: 'withdrawn' });
       assert.deepEqual(await watch.stop('SIGINT'), { code: 0, signal: null });
       assert.equal(watch.stderr, '');
     } finally {

@@ -52,13 +52,34 @@ describe('woolrx CLI, end to end on the local backend', () => {
     assert.match(text, new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\+ ${uid.slice(0, 8)} \\[::1\\]:9000 +${expected.pid} ü-2 +cpu,gpu +expr="a=b",zone=eu-1 secure$`));
 
     assert.deepEqual(await publisher.stop('SIGTERM'), { code: 0, signal: null });
-    assert.deepEqual((await watchJson.event()), { type: 'worker-dropped', worker: json(expected) });
-    assert.match(await watchText.line(), new RegExp(` - ${uid.slice(0, 8)} `));
+    assert.deepEqual((await watchJson.event()), { type: 'worker-dropped', worker: json(expected), reason: 'withdrawn' });
+    assert.match(await watchText.line(), new RegExp(` - ${uid.slice(0, 8)} .* \\(withdrawn\\)$`));
 
     assert.deepEqual(await watchJson.stop('SIGINT'), { code: 0, signal: null });
     assert.deepEqual(await watchText.stop('SIGTERM'), { code: 0, signal: null });
     for (const child of [watchJson, watchText, publisher]) assert.equal(child.stderr, '');
     assert.deepEqual(watchJson.pending(), []);
+  });
+
+  it("watch --json says why a worker was dropped: 'process-gone' for a publisher killed outright, 'withdrawn' for one that withdrew", async () => {
+    const killed = randomUUID();
+    const polite = randomUUID();
+    const ns = namespace('reason', killed, polite);
+    const watch = woolrx(['watch', '-n', ns, '--json']);
+    const a = woolrx(['publish', '-n', ns, '-a', '127.0.0.1:7001', '--uid', killed]);
+    const b = woolrx(['publish', '-n', ns, '-a', '127.0.0.1:7002', '--uid', polite]);
+    assert.equal(await a.line(), killed);
+    assert.equal(await b.line(), polite);
+    const seen = new Set([((await watch.event()) as { worker: WorkerInfo }).worker.uid, ((await watch.event()) as { worker: WorkerInfo }).worker.uid]);
+    assert.deepEqual(seen, new Set([killed, polite]));
+    assert.deepEqual(await a.stop('SIGKILL'), { code: null, signal: 'SIGKILL' });
+    const gone = (await watch.event()) as { type: string; worker: WorkerInfo; reason?: string };
+    assert.deepEqual([gone.type, gone.worker.uid, gone.reason], ['worker-dropped', killed, 'process-gone']);
+    assert.deepEqual(await b.stop('SIGTERM'), { code: 0, signal: null });
+    const left = (await watch.event()) as { type: string; worker: WorkerInfo; reason?: string };
+    assert.deepEqual([left.type, left.worker.uid, left.reason], ['worker-dropped', polite, 'withdrawn']);
+    assert.deepEqual(await watch.stop('SIGTERM'), { code: 0, signal: null });
+    assert.match(watch.stderr, new RegExp(`^(woolrx watch: recovered: Worker ${killed} is gone .*\\n)?$`));
   });
 
   it('publish defaults: a random uid printed on stdout, its own pid, woolrx version', async () => {

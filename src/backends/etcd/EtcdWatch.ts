@@ -512,9 +512,11 @@ export class EtcdWatch {
 
   /** Applies one change to the ledger; returns the event it makes, if any. */
   #apply(type: string, kv: IKeyValue): DiscoveryEvent | undefined {
-    const worker = type === 'Delete' ? undefined : this.#decode(kv);
+    // A deleted key does not say why: its lease expired or was revoked, or it was deleted.
+    if (type === 'Delete') return this.#ledger.drop(this.#uidOf(kv.key));
+    const worker = this.#decode(kv);
     // A record that turned malformed is dropped, as a re-read would.
-    return worker === undefined ? this.#ledger.drop(this.#uidOf(kv.key)) : this.#ledger.put(worker);
+    return worker === undefined ? this.#ledger.drop(this.#uidOf(kv.key), 'malformed') : this.#ledger.put(worker);
   }
 
   #uidOf(key: Buffer): string {

@@ -3,6 +3,7 @@ import { decodeTxt } from '../../codec/decodeTxt.js';
 import { encodeTxt } from '../../codec/encodeTxt.js';
 import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
+import type { DropReason } from '../../events/types.js';
 import { WorkerLedger } from '../../events/WorkerLedger.js';
 import { WorkerDecodeError } from '../../errors/WorkerDecodeError.js';
 import { discoveryEvent } from '../../events/discoveryEvent.js';
@@ -152,8 +153,8 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
   };
   const queryPtr = (): void => send([{ name: serviceType, type: 'PTR' }]);
 
-  const dropWorker = (label: string): void => {
-    const dropped = emitted.drop(label);
+  const dropWorker = (label: string, reason: DropReason): void => {
+    const dropped = emitted.drop(label, reason);
     if (dropped !== undefined) sink.next(dropped);
   };
 
@@ -200,7 +201,7 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
           error,
         });
       }
-      dropWorker(label);
+      dropWorker(label, 'malformed');
       return;
     }
     if (config.keys !== undefined) {
@@ -285,7 +286,7 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
     for (const key of goodbyes) {
       if (cache.get(key) === undefined) continue;
       cache.delete(key);
-      dropWorker(cache.labelOf(key));
+      dropWorker(cache.labelOf(key), 'withdrawn');
     }
     for (const key of touched) {
       const instance = cache.get(key);

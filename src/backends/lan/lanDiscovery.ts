@@ -3,6 +3,7 @@ import { createDiscovery } from '../../discovery/createDiscovery.js';
 import { readNamespace, readOptions } from '../../discovery/readOptions.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import type { DiscoveryEvent } from '../../events/types.js';
+import { discoveryEvent } from '../../events/discoveryEvent.js';
 import { expireWorkers } from '../../operators/expireWorkers.js';
 import { browseWorkers } from './browseWorkers.js';
 import { isWildcardHost } from '../../model/isWildcardHost.js';
@@ -110,7 +111,9 @@ export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = 
       // the initial state and a failure go to the sink directly.
       const sightings = new Subject<DiscoveryEvent>();
       const expiry = sightings.pipe(expireWorkers(expireAfter)).subscribe({
-        next: (event) => sink.next(event),
+        // Every drop browseWorkers makes has its reason (a goodbye, a record
+        // turned malformed): one without is expireWorkers' own, an expiry.
+        next: (event) => sink.next(event.type === 'worker-dropped' && event.reason === undefined ? discoveryEvent('worker-dropped', event.worker, 'expired') : event),
         error: (error: unknown) => sink.error(error),
       });
       const browse = browseWorkers(

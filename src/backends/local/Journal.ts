@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, ftruncateSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import type { DropReason } from '../../events/types.js';
 import { FlockUnavailableError } from './FlockUnavailableError.js';
 import { flock, loadFlock } from './flockAddon.js';
 import { openSafe } from './openSafe.js';
@@ -55,6 +56,9 @@ export const JOURNAL_ADDED = 1;
 export const JOURNAL_UPDATED = 2;
 export const JOURNAL_DROPPED = 3;
 
+/** The drop reasons a journal record says, by their byte (0: not said, as before the byte was used). */
+const DROP_REASON_CODES: readonly (DropReason | undefined)[] = [undefined, 'withdrawn', 'process-gone'];
+
 /** One journal record. @internal */
 export interface JournalRecord {
   readonly seq: number;
@@ -67,6 +71,8 @@ export interface JournalRecord {
   readonly record: Buffer | undefined;
   /** The payload did not fit in the journal: read the block. */
   readonly seeBlock: boolean;
+  /** Why a worker was dropped, when its writer said (`JOURNAL_DROPPED` only). */
+  readonly reason?: DropReason | undefined;
 }
 
 /**
@@ -83,8 +89,9 @@ export interface JournalRecord {
  * Layout (little-endian): header of 64 bytes — magic `WRX2`, u32 record
  * size, u32 record count, 4 reserved, u64 head (next sequence number), u64
  * epoch (random, new for each journal file) — then `count` records of
- * `recordSize` bytes: u64 seq, u8 type (1 added, 2 updated, 3 dropped), 3
- * reserved, u32 payload length (0xFFFFFFFF: see the block), 16 UUID bytes,
+ * `recordSize` bytes: u64 seq, u8 type (1 added, 2 updated, 3 dropped), u8
+ * drop reason (0 not said, 1 withdrawn, 2 its process gone), 2 reserved,
+ * u32 payload length (0xFFFFFFFF: see the block), 16 UUID bytes,
  * u32 slot (0xFFFFFFFF: unknown), 4 reserved, payload. A record is written
  * once the segment shows its change (block and slot). A writer writes a
  * record, then the head; a reader reads the head, the records up to it
@@ -285,8 +292,9 @@ export class Journal {
    * @param uid The worker's 16 UUID bytes.
    * @param slot The slot the change was made in.
    * @param payload The protobuf bytes (added/updated), or `undefined`.
+   * @param reason Why the worker is dropped (`JOURNAL_DROPPED`).
    */
-  append(type: number, uid: Buffer, slot: number, payload: Uint8Array | undefined): void {
+  append(type: number, uid: Buffer, slot: number, payload: Uint8Array | undefined, reason?: DropReason): void {
     const seq = this.#written ?? this.head();
     const fits = payload === undefined || RECORD_HEADER + payload.length <= this.recordSize;
     const length = payload === undefined ? 0 : payload.length;
@@ -295,6 +303,7 @@ export class Journal {
     record.fill(0, 0, RECORD_HEADER);
     writeU64(record, 0, seq);
     record.writeUInt8(type, 8);
+    if (reason !== undefined) record.writeUInt8(Math.max(0, DROP_REASON_CODES.indexOf(reason)), 9);
     record.writeUInt32LE(fits ? length : SEE_BLOCK, 12);
     uid.copy(record, 16, 0, 16);
     record.writeUInt32LE(slot >= 0 && slot < NO_SLOT ? slot : NO_SLOT, 32);
@@ -323,7 +332,7 @@ export class Journal {
     const slot = rawSlot === NO_SLOT ? undefined : rawSlot;
     if (length === SEE_BLOCK) return { seq, type, uid, slot, record: undefined, seeBlock: true };
     if (RECORD_HEADER + length > n) return undefined;
-    if (type === JOURNAL_DROPPED) return { seq, type, uid, slot, record: undefined, seeBlock: false };
+    if (type === JOURNAL_DROPPED) return { seq, type, uid, slot, record: undefined, seeBlock: false, reason: DROP_REASON_CODES[scratch.readUInt8(9)] };
     const record = Buffer.alloc(4 + length);
     record.writeUInt32LE(length, 0);
     scratch.copy(record, 4, RECORD_HEADER, RECORD_HEADER + length);

@@ -299,7 +299,7 @@ export class LocalWatch {
     const workers = this.#workers;
     let entry = workers.get(uid);
     if (record.type === JOURNAL_DROPPED) {
-      if (entry !== undefined) workers.drop(entry);
+      if (entry !== undefined) workers.drop(entry, record.reason);
       return !this.#left;
     }
     if (entry === undefined) {

@@ -7,6 +7,7 @@ import { SegmentNotReadyError, SegmentTooLargeError } from './segmentErrors.js';
 import { acquireNamespaceLock, removeLockParent, type NamespaceLockOptions } from './acquireNamespaceLock.js';
 import { blockName } from './blockName.js';
 import { recordSegmentOwner } from './cleanupNamespace.js';
+import type { DropReason } from '../../events/types.js';
 import { Journal, JOURNAL_DROPPED } from './Journal.js';
 import { FREE_SLOT, LENGTH_PREFIX, MAX_READ_CAPACITY, SLOT_SIZE } from './layout.js';
 import { SegmentFile } from './SegmentFile.js';
@@ -401,9 +402,10 @@ export class NamespaceWriter {
    * its block and journals the drop. The caller owes one notification.
    * @param segment The current segment.
    * @param uid The worker's uid.
+   * @param reason Why, for subscribers: a publisher's withdrawal, or a reclaim of a dead worker.
    * @returns `false` when the worker was not registered (nothing changed).
    */
-  withdraw(segment: SegmentFile, uid: string): boolean {
+  withdraw(segment: SegmentFile, uid: string, reason: DropReason = 'withdrawn'): boolean {
     const bytes = uidBytes(uid);
     const slot = this.#index.find(bytes);
     if (slot < 0) return false;
@@ -422,7 +424,7 @@ export class NamespaceWriter {
         });
       }
     }
-    this.journal()?.append(JOURNAL_DROPPED, bytes, slot, undefined);
+    this.journal()?.append(JOURNAL_DROPPED, bytes, slot, undefined, reason);
     return true;
   }
 

@@ -142,7 +142,7 @@ export class Reclaimer {
         if (segment === undefined) return 0;
         for (const worker of dead) {
           if (this.#blockLiveness(worker.uid).pid !== worker.pid || isAlive(worker.pid)) continue;
-          if (writer.withdraw(segment, worker.uid)) reclaimed.push(worker);
+          if (writer.withdraw(segment, worker.uid, 'process-gone')) reclaimed.push(worker);
         }
         return reclaimed.length;
       }, false, false)

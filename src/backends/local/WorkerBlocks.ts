@@ -4,6 +4,7 @@ import { errorMessage } from '../../discovery/errorMessage.js';
 import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
 import { WorkerLedger } from '../../events/WorkerLedger.js';
+import type { DropReason } from '../../events/types.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { BlockReader, type BlockEntry } from './BlockReader.js';
 import { LENGTH_PREFIX } from './layout.js';
@@ -100,12 +101,13 @@ export class WorkerBlocks {
    * Forgets a uid that left the slot table; reports `worker-dropped` if the
    * subscriber was told about it.
    * @param entry Its entry.
+   * @param reason Why, when the journal said.
    */
-  drop(entry: BlockEntry): void {
+  drop(entry: BlockEntry, reason?: DropReason): void {
     this.#reader.close(entry);
     this.#entries.delete(entry.uid);
     this.#pending.delete(entry);
-    const event = this.ledger.drop(entry.uid);
+    const event = this.ledger.drop(entry.uid, reason);
     if (event !== undefined && !this.#sink.closed) this.#sink.next(event);
   }
 

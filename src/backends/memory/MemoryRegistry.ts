@@ -140,7 +140,7 @@ export class MemoryRegistry {
       if (!known) return;
       const space = this.#space(namespace);
       space.owners.delete(worker.uid);
-      this.#enqueue(space, space.workers.drop(worker.uid));
+      this.#enqueue(space, space.workers.drop(worker.uid, 'withdrawn'));
       this.#prune(namespace, space);
       this.#drain();
       return;
@@ -165,7 +165,7 @@ export class MemoryRegistry {
     for (const [uid, registeredBy] of space.owners) {
       if (registeredBy !== owner) continue;
       space.owners.delete(uid);
-      this.#enqueue(space, space.workers.drop(uid));
+      this.#enqueue(space, space.workers.drop(uid, 'withdrawn'));
     }
     this.#prune(namespace, space);
     this.#drain();

@@ -67,7 +67,7 @@ export const dashboardPage = `<!doctype html>
   }
   function tick(entry, now) {
     entry.seenCell.textContent = duration(now - entry.seenAt);
-    entry.lastCell.textContent = words[entry.lastType] + ' ' + duration(now - entry.lastAt) + ' ago';
+    entry.lastCell.textContent = words[entry.lastType] + (entry.reason ? ' (' + entry.reason + ')' : '') + ' ' + duration(now - entry.lastAt) + ' ago';
   }
   function flash(tr, cls) { tr.classList.remove('added', 'updated'); void tr.offsetWidth; tr.classList.add(cls); }
   function summary() {
@@ -80,13 +80,13 @@ export const dashboardPage = `<!doctype html>
     for (const { worker } of live) for (const tag of (worker.tags.length ? worker.tags : ['(no tag)'])) counts.set(tag, (counts.get(tag) || 0) + 1);
     document.getElementById('counts').textContent = [...counts].sort(([a], [b]) => a < b ? -1 : 1).map(([t, n]) => t + ' ' + n).join(' · ');
   }
-  function apply({ type, worker }) {
+  function apply({ type, worker, reason }) {
     const now = Date.now();
     let entry = workers.get(worker.uid);
     if (type === 'worker-dropped') {
       if (!entry) return;
       entry.dropped = true;
-      entry.worker = worker; entry.lastType = type; entry.lastAt = now;
+      entry.worker = worker; entry.lastType = type; entry.lastAt = now; entry.reason = reason;
       fill(entry);
       entry.tr.className = 'dropped';
       setTimeout(() => { if (workers.get(worker.uid) === entry) { workers.delete(worker.uid); entry.tr.remove(); summary(); } }, 2500);

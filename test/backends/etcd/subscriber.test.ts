@@ -120,6 +120,7 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
     await waitFor(() => recorder.events.length === 3, 'the drop');
     assert.equal(recorder.events[2]?.type, 'worker-dropped');
     assert.equal(recorder.events[2]?.worker.address, '127.0.0.1:1', 'dropped with its last metadata');
+    assert.equal(recorder.events[2]?.reason, undefined, 'a deleted key does not say why');
     recorder.assertConsistent();
     assert.deepEqual(recorder.diagnostics, []);
     recorder.unsubscribe();
@@ -152,6 +153,7 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
     await raw.put(key(namespace, late.uid)).value(Buffer.from(encodeWorker(late)));
     await waitFor(() => recorder.events.length === 3, 'the drop and the late worker');
     assert.deepEqual(recorder.history(good.uid), ['worker-added@1', 'worker-dropped@1']);
+    assert.equal(recorder.events.find((event) => event.type === 'worker-dropped')?.reason, 'malformed', 'dropped because its record turned malformed');
     assert.deepEqual(recorder.history(late.uid), ['worker-added@1']);
     assert.equal(recorder.diagnostics.filter((diagnostic) => diagnostic.kind === 'malformed-record').length, 4);
     recorder.assertConsistent();

@@ -16,6 +16,8 @@ export interface Report {
   readonly seq?: number;
   readonly type?: DiscoveryEventType;
   readonly worker?: WorkerInfo;
+  /** A drop's reason, when the backend gave one. */
+  readonly reason?: string;
   readonly kind?: string;
   readonly uid?: string;
   readonly message?: string;

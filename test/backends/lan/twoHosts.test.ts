@@ -71,7 +71,8 @@ describe('lanDiscovery between two network namespaces', () => {
     assert.equal(peer.filter((ev) => ev === 'up').length, 1, `bonjour-service saw one up: ${peer.join(', ')}`);
 
     await publisher.ok({ op: 'publish', id: 'p', type: 'worker-dropped', worker: w2 });
-    await subscriber.waitFor((r) => r.ev === 'event' && r.worker?.uid === uid && r.type === 'worker-dropped', 'worker dropped in B');
+    const goodbye = await subscriber.waitFor((r) => r.ev === 'event' && r.worker?.uid === uid && r.type === 'worker-dropped', 'worker dropped in B');
+    assert.equal(goodbye.reason, 'withdrawn', 'an mDNS goodbye is a withdrawal');
     await browser.waitFor((r) => r.ev === 'down' && r.name === uid, 'bonjour-service sees it down');
     assert.deepEqual(mine(subscriber, 's'), [`added ${uid}@1`, `updated ${uid}@2`, `dropped ${uid}@2`]);
   });
@@ -121,6 +122,7 @@ describe('lanDiscovery between two network namespaces', () => {
       'doomed worker dropped',
       EXPIRE_AFTER + 3000,
     );
+    assert.equal(dropped.reason, 'expired', 'no goodbye: it expired');
     const after = (dropped.at ?? 0) - killedAt;
     assert.ok(after <= EXPIRE_AFTER + 500, `dropped ${after} ms after the kill (expireAfter ${EXPIRE_AFTER})`);
   });

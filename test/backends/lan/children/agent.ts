@@ -81,7 +81,7 @@ async function run(command: Command): Promise<void> {
     case 'subscribe': {
       const discovery = discoveryFor(command, id);
       const subscription = discovery.events().subscribe({
-        next: (event) => out({ ev: 'event', id, type: event.type, worker: event.worker, at: performance.timeOrigin + performance.now() }),
+        next: (event) => out({ ev: 'event', id, type: event.type, worker: event.worker, reason: event.reason, at: performance.timeOrigin + performance.now() }),
         error: (error: unknown) => out({ ev: 'error', id, error: errorJson(error) }),
       });
       subscriptions.set(id, subscription);
