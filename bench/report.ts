@@ -4,7 +4,7 @@
  * docs/images/local-latency.svg (local add → event p50/p99 against the number
  * of registered workers).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem, platform, release, arch } from 'node:os';
 import { join } from 'node:path';
 
@@ -199,8 +199,16 @@ export function renderLatencyChart(points: readonly LatencyPoint[], machine: Mac
 }
 
 /**
- * Writes docs/benchmarks.md under `root` and, when the report has a latency
- * sweep, docs/images/local-latency.svg. Returns the paths written.
+ * The line that starts the hand-written part of docs/benchmarks.md (how a
+ * figure was taken, comparisons with earlier code): everything from it to
+ * the end of the file is kept when the report is written again.
+ */
+export const NOTES_MARKER = '<!-- Hand-written notes below: kept when `npm run bench` rewrites this file. -->';
+
+/**
+ * Writes docs/benchmarks.md under `root` (keeping its hand-written notes,
+ * from {@link NOTES_MARKER} on) and, when the report has a latency sweep,
+ * docs/images/local-latency.svg. Returns the paths written.
  */
 export async function writeReport(root: string, report: BenchReport): Promise<string[]> {
   const written: string[] = [];
@@ -211,7 +219,10 @@ export async function writeReport(root: string, report: BenchReport): Promise<st
     written.push(chart);
   }
   const markdown = join(root, 'docs', 'benchmarks.md');
-  await writeFile(markdown, renderReportMarkdown(report));
+  const before = await readFile(markdown, 'utf8').catch(() => '');
+  const at = before.indexOf(NOTES_MARKER);
+  const notes = at < 0 ? '' : `\n${before.slice(at)}`;
+  await writeFile(markdown, `${renderReportMarkdown(report)}${notes}`);
   written.push(markdown);
   return written;
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { machineInfo, renderLatencyChart, renderReportMarkdown, writeReport, type BenchReport } from '../../bench/report.js';
+import { machineInfo, NOTES_MARKER, renderLatencyChart, renderReportMarkdown, writeReport, type BenchReport } from '../../bench/report.js';
 
 const machine = { cpu: 'Test CPU | 3 GHz', cores: 4, memoryGiB: 16, node: 'v20.0.0', os: 'linux 6.1 x64', date: '2026-01-02T03:04:05Z' };
 const report: BenchReport = {
@@ -73,6 +73,20 @@ describe('bench report', () => {
       assert.deepEqual(written, [join(root, 'docs', 'images', 'local-latency.svg'), join(root, 'docs', 'benchmarks.md')]);
       assert.equal(await readFile(join(root, 'docs', 'benchmarks.md'), 'utf8'), renderReportMarkdown(report));
       assert.equal(await readFile(join(root, 'docs', 'images', 'local-latency.svg'), 'utf8'), renderLatencyChart(report.latency, machine));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the hand-written notes at the end of docs/benchmarks.md when it writes the figures again', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'woolrx-report-'));
+    try {
+      const notes = `${NOTES_MARKER}\n\n## Notes\n\nHow the etcd sync was measured.\n`;
+      await writeReport(root, report);
+      const path = join(root, 'docs', 'benchmarks.md');
+      await writeFile(path, `${await readFile(path, 'utf8')}\n${notes}`);
+      await writeReport(root, { ...report, tables: [] });
+      assert.equal(await readFile(path, 'utf8'), `${renderReportMarkdown({ ...report, tables: [] })}\n${notes}`);
     } finally {
       await rm(root, { recursive: true, force: true });
     }
