@@ -13,6 +13,11 @@ const entry = {
   'local/index': 'src/backends/local/index.ts',
   'lan/index': 'src/backends/lan/index.ts',
   'etcd/index': 'src/backends/etcd/index.ts',
+  // What package.json's "browser" condition maps the Node-only entries to:
+  // a module that throws NodeOnlyEntryError naming woolrx/bridge.
+  'browser/local': 'src/bridge/nodeOnly/local.ts',
+  'browser/lan': 'src/bridge/nodeOnly/lan.ts',
+  'browser/etcd': 'src/bridge/nodeOnly/etcd.ts',
 };
 
 /**

@@ -33,6 +33,7 @@ export { QueueClosedError } from './errors/QueueClosedError.js';
 export { LeaseLostError } from './errors/LeaseLostError.js';
 export type { LeaseLostReason } from './errors/LeaseLostError.js';
 export { MissingDependencyError } from './errors/MissingDependencyError.js';
+export { NodeOnlyEntryError } from './errors/NodeOnlyEntryError.js';
 
 // Codecs
 export { encodeWorker } from './codec/encodeWorker.js';
