@@ -17,6 +17,8 @@ import { workerInfo } from '../../src/model/workerInfo.js';
 import { formatEventJson } from '../../src/cli/formatEventJson.js';
 import { commands } from '../../src/cli/commands.js';
 import { runCli } from '../../src/cli/runCli.js';
+import { etcdDiscovery } from '../../src/backends/etcd/etcdDiscovery.js';
+import { freePort } from '../backends/etcd/etcdHarness.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'woolrx-dashboard-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -133,6 +135,21 @@ describe('startDashboard /events', () => {
     } finally {
       await dashboard.close();
       await publisher.close();
+    }
+  });
+});
+
+describe('startDashboard with a backend that cannot be reached', () => {
+  it('tells the page why it is still loading (event: status), while the stream keeps retrying', async () => {
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
+    const discovery = etcdDiscovery('pool', { endpoints: endpoint });
+    const dashboard = await startDashboard(discovery, { port: 0 });
+    try {
+      const { text } = await readEvents(dashboard.url, (received) => received.includes('event: status'));
+      assert.deepEqual(kinds(text), ['hello', 'status']);
+      assert.match(text, new RegExp(`event: status\ndata: \\{"message":"etcd unreachable at ${endpoint}, retrying; start etcd or pass --endpoints URL"\\}\n\n$`));
+    } finally {
+      await dashboard.close();
     }
   });
 });

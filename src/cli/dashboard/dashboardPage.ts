@@ -105,8 +105,11 @@ export const dashboardPage = `<!doctype html>
   }
   const status = document.getElementById('status');
   const source = new EventSource('events');
-  source.addEventListener('hello', (e) => { document.getElementById('namespace').textContent = JSON.parse(e.data).namespace; status.textContent = 'loading…'; status.className = ''; });
-  source.addEventListener('synced', () => { synced = true; status.textContent = 'live'; status.className = 'live'; summary(); });
+  source.addEventListener('hello', (e) => { document.getElementById('namespace').textContent = JSON.parse(e.data).namespace; trouble = null; showStatus(); });
+  let trouble = null;
+  const showStatus = () => { if (trouble) { status.textContent = trouble; status.className = 'down'; } else { status.textContent = synced ? 'live' : 'loading…'; status.className = synced ? 'live' : ''; } };
+  source.addEventListener('synced', () => { synced = true; showStatus(); summary(); });
+  source.addEventListener('status', (e) => { trouble = JSON.parse(e.data).message; showStatus(); });
   source.onmessage = (e) => apply(JSON.parse(e.data));
   source.addEventListener('failure', (e) => { status.textContent = 'stream failed: ' + JSON.parse(e.data).message; status.className = 'down'; source.close(); });
   source.onerror = () => { if (source.readyState !== EventSource.OPEN) { status.textContent = 'reconnecting…'; status.className = 'down'; synced = false; for (const e of workers.values()) e.tr.remove(); workers.clear(); summary(); } };

@@ -1,9 +1,10 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { catchError, finalize, fromEvent, interval, map, merge, mergeWith, of, takeUntil, Subscription, type Observable } from 'rxjs';
+import { catchError, finalize, fromEvent, interval, map, merge, mergeWith, Observable, of, takeUntil, Subscription } from 'rxjs';
 import { errorMessage } from '../../discovery/errorMessage.js';
 import type { Discovery } from '../../discovery/types.js';
+import { diagnosticLines } from '../diagnosticLines.js';
 import { formatEventJson } from '../formatEventJson.js';
 import { dashboardPage } from './dashboardPage.js';
 
@@ -38,14 +39,25 @@ function sendPage(response: ServerResponse): void {
 /**
  * The SSE messages of one page: every worker event (exactly the
  * `watch --json` line: wool's default channel options left out), an `event: synced` once the initial state is complete (so the page
- * can tell "no workers" from "loading"), a keep-alive comment every
+ * can tell "no workers" from "loading"), an `event: status` whenever the
+ * backend cannot be reached or recovers (`{"message"}`, `null` once fine), a keep-alive comment every
  * `keepAliveMs`, and `event: failure` if the stream errors. One watch of the
  * discovery (`watch()`): every event as it happened, and its synced signal.
  */
 function pageMessages(discovery: Discovery, keepAliveMs: number): Observable<string> {
+  // The backend's state, as the terminal table's header shows it: set while
+  // it cannot be reached (etcd down), cleared when it recovers.
+  const status = new Observable<string>((subscriber) =>
+    discovery.diagnostics.subscribe(
+      diagnosticLines({
+        line: () => undefined,
+        status: (text) => subscriber.next(`event: status\ndata: ${JSON.stringify({ message: text ?? null })}\n\n`),
+      }),
+    ),
+  );
   return discovery.watch().pipe(
     map((item) => (item.type === 'synced' ? 'event: synced\ndata: {}\n\n' : `data: ${formatEventJson(item)}\n\n`)),
-    mergeWith(interval(keepAliveMs).pipe(map(() => ': keep-alive\n\n'))),
+    mergeWith(status, interval(keepAliveMs).pipe(map(() => ': keep-alive\n\n'))),
     catchError((error: unknown) => of(`event: failure\ndata: ${JSON.stringify({ message: errorMessage(error) })}\n\n`)),
   );
 }
@@ -57,7 +69,8 @@ function pageMessages(discovery: Discovery, keepAliveMs: number): Observable<str
  * every current worker) and stops watching when the page goes away.
  * Messages: `event: hello` (`{"namespace"}`), then one default message per
  * worker event (the `watch --json` line), `event: synced` once the initial
- * state is complete (empty or not), and `event: failure` (`{"message"}`) if
+ * state is complete (empty or not), `event: status` (`{"message"}`: why the
+ * backend cannot be reached, e.g. etcd down; `null` once it recovered), and `event: failure` (`{"message"}`) if
  * the stream errors (the stream then ends). Requests whose `Host` is not
  * this loopback address are refused (DNS rebinding).
  *
