@@ -232,6 +232,29 @@ describe('expireWorkers (marbles)', () => {
     });
   });
 
+  it('arms its timer for a synchronous initial burst (as the memory and local backends deliver it)', () => {
+    const [w1, w2] = [w(1), w(2)];
+    testScheduler().run(({ expectObservable }) => {
+      const source = concat(from([added(w1), added(w2)]), NEVER);
+      const expected = '(ab)(AB)'; // (ab) spans frames 0-3: the drops fall at frame 4, the ttl
+      expectObservable(source.pipe(expireWorkers(4))).toBe(expected, {
+        a: added(w1),
+        b: added(w2),
+        A: dropped(w1),
+        B: dropped(w2),
+      });
+    });
+  });
+
+  it('completes with a source that emits and completes synchronously, like from()', () => {
+    const [w1, w2] = [w(1), w(2)];
+    testScheduler().run(({ expectObservable }) => {
+      const source = from([added(w1), updated(w2)]);
+      const expected = '(ab|)';
+      expectObservable(source.pipe(expireWorkers(4))).toBe(expected, { a: added(w1), b: added(w2) });
+    });
+  });
+
   it('schedules one action per subscription, not one per sighting', () => {
     const workers = Array.from({ length: 1000 }, (_, i) => w(i + 1));
     testScheduler().run(({ flush }) => {

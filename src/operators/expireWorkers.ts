@@ -120,7 +120,10 @@ export function expireWorkers(
           },
         ),
       );
-      return merge(sightings, expiries);
+      // The sweeper subscribes first: a source that emits (or completes)
+      // synchronously on subscription — the memory and local backends'
+      // initial state — arms it and ends it like any later sighting.
+      return merge(expiries, sightings);
     });
 }
 
