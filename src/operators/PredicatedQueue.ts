@@ -2,6 +2,7 @@ import { Observable, type Subscriber } from 'rxjs';
 import { QueueClosedError } from '../errors/QueueClosedError.js';
 import { describeValue } from '../model/describeValue.js';
 import { checkTakeArguments } from './checkTakeArguments.js';
+import { isAbortSignal } from './isAbortSignal.js';
 
 /** Options of a {@link PredicatedQueue}. */
 export interface PredicatedQueueOptions {
@@ -510,14 +511,5 @@ function checkMaxSize(options: unknown): number {
   }
   throw new TypeError(
     `PredicatedQueue: maxSize must be a positive integer or Infinity, got ${describeValue(maxSize)}`,
-  );
-}
-
-function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Partial<AbortSignal>).aborted === 'boolean' &&
-    typeof (value as Partial<AbortSignal>).addEventListener === 'function'
   );
 }

@@ -7,6 +7,7 @@ import { sameWorker } from '../model/sameWorker.js';
 import type { WorkerInfo, WorkerPredicate } from '../model/types.js';
 import { eventWorker } from './eventWorker.js';
 import { PredicatedQueue } from './PredicatedQueue.js';
+import { isAbortSignal } from './isAbortSignal.js';
 
 // The declarations `Disposable` needs, as TypeScript's esnext.disposable lib
 // and @types/node write them (identical declarations merge), so that a
@@ -90,15 +91,6 @@ function checkPredicate(predicate: unknown): asserts predicate is WorkerPredicat
   if (typeof predicate !== 'function') {
     throw new TypeError(`leaseWorkers: predicate must be a function, got ${describeValue(predicate)}`);
   }
-}
-
-function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Partial<AbortSignal>).aborted === 'boolean' &&
-    typeof (value as Partial<AbortSignal>).addEventListener === 'function'
-  );
 }
 
 function messageOf(error: unknown): string {
