@@ -1,7 +1,17 @@
 import { ANOTHER_FORMAT, Journal, type JournalRecord } from './Journal.js';
 
-/** How long a record the segment does not show may wait for the records that explain it, in ms. */
+/**
+ * How long a record the segment does not show waits for the records that
+ * explain it before the lock is asked whether one may still come, in ms.
+ */
 const SETTLE = 50;
+
+/**
+ * How often such a record is checked again once past {@link SETTLE}, in ms
+ * (1 ms before): its writer's notification, sent once the record is
+ * written, wakes the subscriber anyway; this only paces the asking.
+ */
+const SETTLED_RETRY = 10;
 
 /** Something wrong with a journal, to report (rate-limited by `key`). @internal */
 export interface JournalProblem {
@@ -37,9 +47,14 @@ export class JournalFollower {
   readonly #check: ((record: JournalRecord) => boolean) | undefined;
   /** Records the last {@link JournalFollower.follow} did not apply: the segment does not show them. */
   #skipped: JournalRecord[] = [];
+  /** Whether a woolrx writer may be in the middle of a change now (see #settled). */
+  readonly #busy: (() => boolean) | undefined;
   /** The first record the segment did not show, and since when (see #verify). */
   #blockedSeq = -1;
   #blockedSince = 0;
+  /** The lock was found free while record `#clearedSeq` was blocked, with the head then at `#clearedHead` (see #settled). */
+  #clearedSeq = -1;
+  #clearedHead = 0;
   #behind = false;
   /** What the last follow found wrong with the journal (see {@link JournalFollower.takeProblem}). */
   #problem: JournalProblem | undefined;
@@ -57,10 +72,15 @@ export class JournalFollower {
    * the worker after an add or update, no longer holds it after a drop): a
    * record is a hint, the segment is the truth. Without it every record is
    * applied.
+   * @param busy Whether a woolrx writer holds the namespace lock now (so a
+   * change may be half done: its slot written, its record still to come).
+   * Without it a record unexplained for {@link SETTLE} ms and past which the
+   * head did not move is skipped.
    */
-  constructor(path: string, check?: (record: JournalRecord) => boolean) {
+  constructor(path: string, check?: (record: JournalRecord) => boolean, busy?: () => boolean) {
     this.#path = path;
     this.#check = check;
+    this.#busy = busy;
   }
 
   /**
@@ -70,6 +90,11 @@ export class JournalFollower {
    */
   get behind(): boolean {
     return this.#behind;
+  }
+
+  /** When {@link JournalFollower.behind}: how long to wait before following again, in ms. */
+  get retryDelay(): number {
+    return performance.now() - this.#blockedSince < SETTLE ? 1 : SETTLED_RETRY;
   }
 
   /**
@@ -135,6 +160,8 @@ export class JournalFollower {
         // A journal created (or re-created) since we last looked: all of it
         // is news, and each of its records is owed a notification.
         this.#epoch = journal.epoch;
+        this.#blockedSeq = -1;
+        this.#clearedSeq = -1;
         this.#seq = 0;
         this.#matched = 0;
         this.#matchedMark = 0;
@@ -190,7 +217,7 @@ export class JournalFollower {
     // with record `from + count`, the head still reads `from + count`: so
     // equality already means "maybe torn".
     if (journal.head() - from >= journal.count) return false;
-    const { skipped, stop } = this.#verify(records);
+    const { skipped, stop } = this.#verify(records, journal, head);
     for (const record of records) {
       if (record === stop) {
         // Not explained yet: resume from it (see #verify).
@@ -209,10 +236,12 @@ export class JournalFollower {
    * slot by now). A record the segment does not show may be explained by a
    * record not written yet (a publisher that freed the slot is about to
    * journal the drop): the replay stops before it and resumes from it
-   * ({@link JournalFollower.behind}); only a record still unexplained
-   * {@link SETTLE} ms after it was first met is skipped.
+   * ({@link JournalFollower.behind}). It is skipped only once no record can
+   * still explain it (see #settled), never on time alone: a publisher
+   * descheduled between its slot and its record (a loaded machine) is
+   * waited for, however long.
    */
-  #verify(records: readonly JournalRecord[]): { skipped?: Set<JournalRecord>; stop?: JournalRecord | undefined } {
+  #verify(records: readonly JournalRecord[], journal: Journal, head: number): { skipped?: Set<JournalRecord>; stop?: JournalRecord | undefined } {
     const check = this.#check;
     if (check === undefined) return {};
     let last: Map<string, JournalRecord> | undefined;
@@ -220,18 +249,56 @@ export class JournalFollower {
       last = new Map();
       for (const record of records) last.set(record.uid.toString('latin1'), record);
     }
-    let skipped: Set<JournalRecord> | undefined;
-    for (const record of last?.values() ?? records) if (!check(record)) (skipped ??= new Set()).add(record);
-    if (skipped === undefined) return {};
-    const first = records.find((record) => skipped.has(record));
+    let unexplained: Set<JournalRecord> | undefined;
+    for (const record of last?.values() ?? records) if (!check(record)) (unexplained ??= new Set()).add(record);
+    if (unexplained === undefined) return {};
+    const failed = unexplained;
+    const first = records.find((record) => failed.has(record));
+    if (first === undefined) return {};
     const now = performance.now();
-    if (first !== undefined && first.seq !== this.#blockedSeq) {
+    if (first.seq !== this.#blockedSeq) {
       this.#blockedSeq = first.seq;
       this.#blockedSince = now;
     }
-    if (now - this.#blockedSince < SETTLE) return { stop: first };
+    const settled = now - this.#blockedSince < SETTLE ? false : this.#settled(first, journal, head);
+    if (settled === false) return { stop: first };
+    let skipped = failed;
+    let stop: JournalRecord | undefined;
+    if (settled === 'first') {
+      // Only `first` was known unexplained: the others wait their turn.
+      skipped = new Set([first]);
+      stop = records.find((record) => record !== first && failed.has(record));
+    }
     this.#skipped.push(...skipped);
-    return { skipped };
+    return { skipped, stop };
+  }
+
+  /**
+   * Whether a record the segment did not show (`first`, blocked since
+   * {@link SETTLE} ms at least) can no longer be explained by a record still
+   * to come. Every woolrx change writes its slot and appends its record
+   * under the namespace lock: found free, the changes half done when the
+   * record was checked are done, and their records are at most at the head
+   * read after that. So it is settled when the lock is free and the head did
+   * not move past the batch checked; or when the lock was found free before
+   * while it was blocked, and this batch reaches the head read then (the
+   * records that could explain it were all read, and did not).
+   * @param first The first record the segment does not show.
+   * @param journal The journal.
+   * @param head The head this batch was read up to.
+   * @returns `'all'`: no record of the batch the segment does not show can
+   * be explained any more; `'first'`: `first` cannot (the others were
+   * checked since the lock was found free); `false`: wait.
+   */
+  #settled(first: JournalRecord, journal: Journal, head: number): 'all' | 'first' | false {
+    if (this.#clearedSeq === first.seq && head >= this.#clearedHead) return 'first';
+    if (this.#busy?.() === true) return false;
+    // Read after the lock was found free (the order matters).
+    const now = journal.head();
+    if (now === head) return 'all';
+    this.#clearedSeq = first.seq;
+    this.#clearedHead = now;
+    return false;
   }
 
   /**

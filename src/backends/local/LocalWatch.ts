@@ -15,6 +15,7 @@ import { SlotMirror, VERIFY_SLOTS, type MirrorRead } from './SlotMirror.js';
 import { slotUid } from './slotUid.js';
 import type { LocalNames, LocalSettings } from './types.js';
 import { WorkerBlocks } from './WorkerBlocks.js';
+import { writerBusy } from './writerBusy.js';
 
 /**
  * Shortest time between two reads of the whole namespace for notifications
@@ -104,7 +105,8 @@ export class LocalWatch {
     this.#diagnostics = diagnostics;
     this.#sink = sink;
     this.#wake = new NotifyWatcher(names, settings.pollInterval, () => this.#scan());
-    this.#journal = new JournalFollower(names.journalPath, this.#shows);
+    const rxLockPath = names.rxLockPath;
+    this.#journal = new JournalFollower(names.journalPath, this.#shows, () => writerBusy(rxLockPath));
     this.#mirror = new SlotMirror(names.segmentPath, Math.max(settings.capacity, MAX_READ_CAPACITY));
     const schedule = (): void => this.#wake.schedule();
     const reader = new BlockReader(names.shmDir, MAX_OPEN_BLOCKS, Math.max(settings.blockSize, MAX_READ_BLOCK));
@@ -197,8 +199,10 @@ export class LocalWatch {
       });
     }
     const skipped = journal.takeSkipped();
-    // Not a busy loop: the records that explain it are a publisher's critical section away.
-    if (journal.behind) setTimeout(this.#schedule, 1);
+    // Not a busy loop: the records that explain it are a publisher's
+    // critical section away (a descheduled publisher's may take longer:
+    // then it is asked less often).
+    if (journal.behind) setTimeout(this.#schedule, journal.retryDelay);
     const first = skipped[0];
     if (first === undefined) return;
     this.#mirror.invalidate();
@@ -395,8 +399,11 @@ export class LocalWatch {
     // the read showed is still to come, or the read was older than the
     // records), or records the copy could not follow: the next scan reads
     // the segment again and compares every uid.
+    // While the replay waits for a record to be explained (behind), its
+    // retry timer brings that scan: not every turn of the event loop for as
+    // long as the record's writer is descheduled.
     if (deferred) mirror.invalidate();
-    if (mirror.stale) this.#wake.schedule();
+    if (mirror.stale && !behind) this.#wake.schedule();
     for (const entry of workers.takePending()) if (mirror.has(entry.uid)) touched.add(entry);
     for (const entry of touched) {
       workers.recheck(entry);
