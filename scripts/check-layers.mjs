@@ -12,7 +12,9 @@ import { dirname, join, relative, resolve } from 'node:path';
  * The layers, lowest first. A file belongs to the group whose directory
  * (relative to src/) is the longest prefix of its path; `index` is
  * src/index.ts. A group may import its own files and any group of a lower
- * layer, nothing else.
+ * layer, nothing else. A group inside another group (`backends/local/lock`
+ * inside `backends/local`) is private to it: below the layer of its parent,
+ * only the parent's own groups may import it.
  */
 export const LAYERS = [
   ['model', 'errors'],
@@ -22,6 +24,11 @@ export const LAYERS = [
   ['discovery'],
   ['relay'],
   ['backends'],
+  // The local backend's artifact modules, one per thing on disk, below the
+  // publisher and the watch that coordinate them (private to backends/local).
+  ['backends/local/names', 'backends/local/safe-fs'],
+  ['backends/local/lock', 'backends/local/notify'],
+  ['backends/local/segment', 'backends/local/block', 'backends/local/journal'],
   ['backends/memory', 'backends/local', 'backends/lan', 'backends/etcd'],
   ['bridge', 'testing'],
   ['cli'],
@@ -34,6 +41,11 @@ const groupsByLength = [...rankOf.keys()].sort((a, b) => b.length - a.length);
 function groupOf(path) {
   if (path === 'index.ts') return 'index';
   return groupsByLength.find((group) => group !== 'index' && path.startsWith(`${group}/`));
+}
+
+/** The group that contains `group` (its longest proper prefix that is a group), if any. */
+function parentOf(group) {
+  return groupsByLength.find((other) => other !== group && group.startsWith(`${other}/`));
 }
 
 function listFiles(dir) {
@@ -122,6 +134,11 @@ export function checkLayers(srcDir) {
       if (rankOf.get(to) >= rankOf.get(from)) {
         const why = rankOf.get(to) === rankOf.get(from) ? 'a peer group of the same layer' : 'a higher layer';
         problems.push(`${file} (${from}) imports ${target} (${to}): ${why}`);
+        continue;
+      }
+      const parent = parentOf(to);
+      if (parent !== undefined && from !== parent && !from.startsWith(`${parent}/`) && rankOf.get(from) <= rankOf.get(parent)) {
+        problems.push(`${file} (${from}) imports ${target} (${to}): private to ${parent}`);
       }
     }
   }

@@ -30,11 +30,15 @@ describe('layers of src/ (scripts/check-layers.mjs)', () => {
       write('operators/c.ts', "export { b } from './b.js';\nexport const c = 1;\n");
       write('backends/lan/d.ts', "const e = await import('../local/e.js');\n");
       write('backends/local/e.ts', 'export const e = 1;\n');
+      write('backends/local/lock/f.ts', "import { e } from '../e.js';\nexport const f = e;\n");
+      write('backends/etcd/g.ts', "import { f } from '../local/lock/f.js';\nexport const g = f;\n");
       const { problems } = (checkLayers as Check)(dir);
       assert.deepEqual([...problems].sort(), [
         'model/a.ts (model) imports operators/b.ts (operators): a higher layer',
         'backends/lan/d.ts (backends/lan) imports backends/local/e.ts (backends/local): a peer group of the same layer',
         'import cycle: operators/b.ts <-> operators/c.ts',
+        'backends/local/lock/f.ts (backends/local/lock) imports backends/local/e.ts (backends/local): a higher layer',
+        'backends/etcd/g.ts (backends/etcd) imports backends/local/lock/f.ts (backends/local/lock): private to backends/local',
       ].sort());
     } finally {
       rmSync(dir, { recursive: true, force: true });

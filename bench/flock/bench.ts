@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { flock } from '../../src/backends/local/flockAddon.js';
+import { flock } from '../../src/backends/local/lock/flockAddon.js';
 
 interface Row {
   name: string;

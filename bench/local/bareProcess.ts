@@ -26,7 +26,7 @@
 // in the trace), and exits.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { flock, ofdlock } from '../../src/backends/local/flockAddon.js';
+import { flock, ofdlock } from '../../src/backends/local/lock/flockAddon.js';
 import { LOCK_BURST_GAP_MS, LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS, LOCK_RETAKE_GAP_MS } from '../../src/backends/local/NamespaceWriter.js';
 
 const [dir = '', woolLock = '', notify = '', countArg = '0', capacityArg = '0', firstArg = '0', warmupArg = '0'] = process.argv.slice(2);

@@ -1,8 +1,8 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SHM_DIR } from '../backends/local/layout.js';
-import { shortHash } from '../backends/local/shortHash.js';
+import { SHM_DIR } from '../backends/local/names/localNames.js';
+import { shortHash } from '../backends/local/names/shortHash.js';
 
 /**
  * The local namespaces present on this host, by name, sorted: a namespace's

@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { memoryDiscovery } from '../../src/backends/memory/memoryDiscovery.js';
 import { MemoryRegistry } from '../../src/backends/memory/MemoryRegistry.js';
 import { localDiscovery } from '../../src/backends/local/localDiscovery.js';
-import { shortHash } from '../../src/backends/local/shortHash.js';
+import { shortHash } from '../../src/backends/local/names/shortHash.js';
 import { startDashboard } from '../../src/cli/dashboard/startDashboard.js';
 import { testWorker } from '../../src/testing/testWorker.js';
 import { added } from '../../src/testing/added.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { localDiscovery } from '../../src/backends/local/index.js';
-import { shortHash } from '../../src/backends/local/shortHash.js';
+import { shortHash } from '../../src/backends/local/names/shortHash.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
 import { startEtcd, type EtcdCluster } from '../backends/etcd/etcdHarness.js';
 import { Netns } from '../backends/lan/netns.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { blockName } from '../../src/backends/local/blockName.js';
+import { blockName } from '../../src/backends/local/block/blockFile.js';
 import { localDiscovery, shortHash } from '../../src/backends/local/index.js';
 import { assertClean, Child, isLockTimeout, killChildren, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from '../backends/local/helpers.js';
 

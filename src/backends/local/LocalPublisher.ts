@@ -2,23 +2,24 @@ import type { Subject } from 'rxjs';
 import { encodeWorker } from '../../codec/encodeWorker.js';
 import { PublisherBase } from '../../discovery/PublisherBase.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { CapacityExhaustedError } from './CapacityExhaustedError.js';
+import { CapacityExhaustedError } from './segment/segmentErrors.js';
 import { WorkerNotFoundError } from '../../errors/WorkerNotFoundError.js';
 import type { DiscoveryEventType } from '../../events/types.js';
 import type { WorkerInfo } from '../../model/types.js';
-import { removeLockParent } from './acquireNamespaceLock.js';
-import { cleanupNamespace } from './cleanupNamespace.js';
-import { isAlive } from './isAlive.js';
-import { JOURNAL_ADDED, JOURNAL_UPDATED } from './Journal.js';
-import { FREE_SLOT } from './layout.js';
+import { removeLockParent } from './lock/namespaceLock.js';
+import { cleanupNamespace } from './namespaceCleanup.js';
+import { isAlive } from './Reclaimer.js';
+import { JOURNAL_ADDED, JOURNAL_UPDATED } from './journal/Journal.js';
+import { FREE_SLOT } from './segment/slotTable.js';
 import { NamespaceWriter, SegmentNotReady } from './NamespaceWriter.js';
-import type { SegmentFile } from './SegmentFile.js';
-import { touchNotify } from './touchNotify.js';
-import type { LocalNames, LocalSettings } from './types.js';
-import { uidBytes } from './uidBytes.js';
-import { UnsafeObjectError } from './UnsafeObjectError.js';
-import { unlinkQuietly } from './unlinkQuietly.js';
-import { writeBlock } from './writeBlock.js';
+import type { SegmentFile } from './segment/SegmentFile.js';
+import { touchNotify } from './notify/notify.js';
+import type { LocalSettings } from './types.js';
+import type { LocalNames } from './names/localNames.js';
+import { uidBytes } from './segment/slotTable.js';
+import { UnsafeObjectError } from './safe-fs/UnsafeObjectError.js';
+import { unlinkQuietly } from './safe-fs/safeFs.js';
+import { writeBlock } from './block/blockFile.js';
 
 /**
  * Publishes workers into a local namespace. Made by

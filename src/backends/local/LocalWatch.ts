@@ -2,20 +2,21 @@ import type { Subject } from 'rxjs';
 import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
 import { errorMessage } from '../../discovery/errorMessage.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { BlockReader, MAX_OPEN_BLOCKS, type BlockEntry } from './BlockReader.js';
-import { BlockSweep } from './BlockSweep.js';
-import { JOURNAL_DROPPED, type JournalRecord } from './Journal.js';
-import { JournalFollower } from './JournalFollower.js';
-import { MAX_READ_BLOCK, MAX_READ_CAPACITY } from './layout.js';
-import { leaveNamespace } from './leaveNamespace.js';
-import { NotifyWatcher } from './NotifyWatcher.js';
+import { BlockReader, MAX_OPEN_BLOCKS, type BlockEntry } from './block/BlockReader.js';
+import { BlockSweep } from './block/WorkerBlocks.js';
+import { JOURNAL_DROPPED, type JournalRecord } from './journal/Journal.js';
+import { JournalFollower } from './journal/JournalFollower.js';
+import { MAX_READ_CAPACITY } from './segment/slotTable.js';
+import { MAX_READ_BLOCK } from './block/blockFile.js';
+import { leaveNamespace } from './namespaceCleanup.js';
+import { NotifyWatcher } from './notify/notify.js';
 import { Reclaimer } from './Reclaimer.js';
-import { ReportLimiter } from './ReportLimiter.js';
-import { SlotMirror, VERIFY_SLOTS, type MirrorRead } from './SlotMirror.js';
-import { slotUid } from './slotUid.js';
-import type { LocalNames, LocalSettings } from './types.js';
-import { WorkerBlocks } from './WorkerBlocks.js';
-import { writerBusy } from './writerBusy.js';
+import { SlotMirror, VERIFY_SLOTS, type MirrorRead } from './segment/SlotMirror.js';
+import { slotUid } from './segment/slotTable.js';
+import type { LocalSettings } from './types.js';
+import type { LocalNames } from './names/localNames.js';
+import { WorkerBlocks } from './block/WorkerBlocks.js';
+import { writerBusy } from './lock/namespaceLock.js';
 
 /**
  * Shortest time between two reads of the whole namespace for notifications
@@ -299,7 +300,7 @@ export class LocalWatch {
   readonly #applyRecord = (record: JournalRecord): boolean => {
     const uid = slotUid(record.uid, 0);
     this.#journaled?.add(uid);
-    this.#mirror.applyRecord(record, uid);
+    this.#mirror.apply(record.slot, record.uid, uid, record.type !== JOURNAL_DROPPED);
     const workers = this.#workers;
     let entry = workers.get(uid);
     if (record.type === JOURNAL_DROPPED) {
@@ -415,5 +416,47 @@ export class LocalWatch {
     // never re-emitted after it).
     if (blocks === 'all') this.#sweep.all(workers.values(), touched);
     else if (blocks === 'poll') this.#sweep.poll(workers.values(), touched);
+  }
+}
+
+/** How long the same problem stays quiet after it was reported, in ms. */
+export const REPORT_INTERVAL = 60_000;
+
+/**
+ * Rate-limits a subscriber's reports of a lasting problem (a segment
+ * without its header, an unsafe object): a problem is reported once it was
+ * seen `strikes` times in a row, then not again for {@link REPORT_INTERVAL}
+ * ms while it lasts; a new problem (another key) is reported at once.
+ * @internal
+ */
+export class ReportLimiter {
+  #key: string | undefined;
+  #seen = 0;
+  #reportedAt = -Infinity;
+
+  /**
+   * Notes a problem seen now.
+   * @param key What the problem is (e.g. `segment:no-magic`).
+   * @param strikes How many sightings in a row before reporting (2: not for an instant's state).
+   * @param now `performance.now()`.
+   * @returns Whether to report it now.
+   */
+  seen(key: string, strikes = 1, now = performance.now()): boolean {
+    if (key !== this.#key) {
+      this.#key = key;
+      this.#seen = 0;
+      this.#reportedAt = -Infinity;
+    }
+    this.#seen += 1;
+    if (this.#seen < strikes || now - this.#reportedAt < REPORT_INTERVAL) return false;
+    this.#reportedAt = now;
+    return true;
+  }
+
+  /** The problem is gone: the next one is reported afresh. */
+  clear(): void {
+    this.#key = undefined;
+    this.#seen = 0;
+    this.#reportedAt = -Infinity;
   }
 }

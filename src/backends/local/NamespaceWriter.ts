@@ -1,23 +1,25 @@
-import { readSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Subject } from 'rxjs';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { SegmentNotReadyError, SegmentTooLargeError } from './segmentErrors.js';
-import { acquireNamespaceLock, removeLockParent, type NamespaceLockOptions } from './acquireNamespaceLock.js';
-import { blockName } from './blockName.js';
-import { recordSegmentOwner } from './cleanupNamespace.js';
+import { SegmentNotReadyError, SegmentTooLargeError } from './segment/segmentErrors.js';
+import { acquireNamespaceLock, clearIntent, readIntent, removeLockParent, writeIntent, type NamespaceLockOptions } from './lock/namespaceLock.js';
+import { blockName } from './block/blockFile.js';
+import { recordSegmentOwner } from './namespaceCleanup.js';
 import type { DropReason } from '../../events/types.js';
-import { Journal, JOURNAL_DROPPED } from './Journal.js';
-import { FREE_SLOT, LENGTH_PREFIX, MAX_READ_CAPACITY, SLOT_SIZE } from './layout.js';
-import { SegmentFile } from './SegmentFile.js';
-import { SlotIndex } from './SlotIndex.js';
-import { slotUid } from './slotUid.js';
-import { tmpdirError } from './tmpdirError.js';
-import { openNotify, touchNotify } from './touchNotify.js';
-import type { LocalNames, LocalSettings } from './types.js';
-import { uidBytes } from './uidBytes.js';
-import { WoolFlock } from './WoolFlock.js';
+import { Journal, JOURNAL_DROPPED } from './journal/Journal.js';
+import { FREE_SLOT, MAX_READ_CAPACITY, SLOT_SIZE } from './segment/slotTable.js';
+import { LENGTH_PREFIX } from './block/blockFile.js';
+import { SegmentFile } from './segment/SegmentFile.js';
+import { SlotIndex } from './segment/SlotIndex.js';
+import { slotUid } from './segment/slotTable.js';
+import { tmpdirError } from './TmpdirUnusableError.js';
+import { openNotify, touchNotify } from './notify/notify.js';
+import type { LocalSettings } from './types.js';
+import type { LocalNames } from './names/localNames.js';
+import { uidBytes } from './segment/slotTable.js';
+import { WoolFlock } from './lock/FileLock.js';
 
 /**
  * How long a writer may keep the namespace lock after a section for the
@@ -446,7 +448,7 @@ export class NamespaceWriter {
   intend(uid: Buffer): void {
     const fd = this.#rxFlock.fd;
     if (fd === undefined) return;
-    writeSync(fd, uid, 0, SLOT_SIZE, 0);
+    writeIntent(fd, uid);
     this.#intended = true;
   }
 
@@ -456,7 +458,7 @@ export class NamespaceWriter {
     if (!this.#intended || fd === undefined) return;
     this.#intended = false;
     try {
-      writeSync(fd, FREE_SLOT, 0, SLOT_SIZE, 0);
+      clearIntent(fd);
     } catch {
       // Left for the next holder, which recovers it.
     }
@@ -489,8 +491,8 @@ export class NamespaceWriter {
   #recoverIntent(): void {
     const fd = this.#rxFlock.fd;
     if (fd === undefined) return;
-    const intent = this.#intent;
-    if (readSync(fd, intent, 0, SLOT_SIZE, 0) < SLOT_SIZE || intent.equals(FREE_SLOT)) return;
+    const intent = readIntent(fd, this.#intent);
+    if (intent === undefined) return;
     if (this.#index.find(intent) < 0) {
       const uid = slotUid(intent, 0);
       try {

@@ -3,11 +3,11 @@ import { decodeWorker } from '../../codec/decodeWorker.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
 import type { WorkerLedger } from '../../events/WorkerLedger.js';
 import type { WorkerInfo } from '../../model/types.js';
-import { BlockReader, type BlockEntry } from './BlockReader.js';
-import { isAlive } from './isAlive.js';
-import { LENGTH_PREFIX } from './layout.js';
+import { BlockReader, type BlockEntry } from './block/BlockReader.js';
+import { LENGTH_PREFIX } from './block/blockFile.js';
 import { NamespaceWriter } from './NamespaceWriter.js';
-import type { LocalNames, LocalSettings } from './types.js';
+import type { LocalSettings } from './types.js';
+import type { LocalNames } from './names/localNames.js';
 
 /**
  * Liveness for one local subscriber: checks the pid of each new worker at
@@ -170,5 +170,21 @@ export class Reclaimer {
         this.#reclaiming = false;
         this.#done();
       });
+  }
+}
+
+/**
+ * Whether a process of this pid exists on this host (`kill(pid, 0)`;
+ * `EPERM`, someone else's process, counts as alive).
+ * @internal
+ * @param pid A process id (> 0).
+ * @returns `true` when it exists.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -5,11 +5,11 @@
  */
 export { localDiscovery } from './localDiscovery.js';
 export type { LocalDiscoveryOptions } from './types.js';
-export { FlockUnavailableError } from './FlockUnavailableError.js';
-export { LockTimeoutError } from './LockTimeoutError.js';
-export { UnsafeObjectError } from './UnsafeObjectError.js';
+export { FlockUnavailableError } from './lock/FlockUnavailableError.js';
+export { LockTimeoutError } from './lock/LockTimeoutError.js';
+export { UnsafeObjectError } from './safe-fs/UnsafeObjectError.js';
 export { TmpdirUnusableError } from './TmpdirUnusableError.js';
-export { CapacityExhaustedError } from './CapacityExhaustedError.js';
-export { BlockExhaustedError } from './BlockExhaustedError.js';
-export { SegmentNotReadyError, SegmentTooLargeError, SharedMemoryUnavailableError } from './segmentErrors.js';
-export { shortHash } from './shortHash.js';
+export { CapacityExhaustedError } from './segment/segmentErrors.js';
+export { BlockExhaustedError } from './block/BlockExhaustedError.js';
+export { SegmentNotReadyError, SegmentTooLargeError, SharedMemoryUnavailableError } from './segment/segmentErrors.js';
+export { shortHash } from './names/shortHash.js';

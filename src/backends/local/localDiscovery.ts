@@ -4,12 +4,12 @@ import { Subject } from 'rxjs';
 import { createDiscovery } from '../../discovery/createDiscovery.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import { readNamespace, readOptions } from '../../discovery/readOptions.js';
-import { SHM_DIR } from './layout.js';
+import { SHM_DIR } from './names/localNames.js';
 import { LocalPublisher } from './LocalPublisher.js';
 import { LocalWatch } from './LocalWatch.js';
-import { localNames } from './localNames.js';
-import { SharedMemoryUnavailableError } from './segmentErrors.js';
-import { tmpdirError } from './tmpdirError.js';
+import { localNames } from './names/localNames.js';
+import { SharedMemoryUnavailableError } from './segment/segmentErrors.js';
+import { tmpdirError } from './TmpdirUnusableError.js';
 import type { LocalDiscoveryOptions, LocalSettings } from './types.js';
 
 const MAX_MS = 2 ** 31 - 1;

@@ -5,8 +5,8 @@ import { closeSync, ftruncateSync, openSync, rmSync, truncateSync, unlinkSync, w
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { localDiscovery } from '../../../src/backends/local/index.js';
-import { blockName } from '../../../src/backends/local/blockName.js';
-import { localNames } from '../../../src/backends/local/localNames.js';
+import { blockName } from '../../../src/backends/local/block/blockFile.js';
+import { localNames } from '../../../src/backends/local/names/localNames.js';
 import { assertClean, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from './helpers.js';
 
 const POLL = 100;

@@ -7,10 +7,10 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { localDiscovery } from '../../../src/backends/local/index.js';
-import { blockName } from '../../../src/backends/local/blockName.js';
-import { localNames } from '../../../src/backends/local/localNames.js';
-import { uidBytes } from '../../../src/backends/local/uidBytes.js';
-import { writeBlock } from '../../../src/backends/local/writeBlock.js';
+import { blockName } from '../../../src/backends/local/block/blockFile.js';
+import { localNames } from '../../../src/backends/local/names/localNames.js';
+import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
+import { writeBlock } from '../../../src/backends/local/block/blockFile.js';
 import { decodeWorker } from '../../../src/codec/decodeWorker.js';
 import { encodeWorker } from '../../../src/codec/encodeWorker.js';
 import { assertClean, Child, killChildren, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from './helpers.js';

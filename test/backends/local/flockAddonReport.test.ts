@@ -4,7 +4,7 @@
 // etcd connection froze for the resolver's timeouts where no DNS answers).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { loadFlock } from '../../../src/backends/local/flockAddon.js';
+import { loadFlock } from '../../../src/backends/local/lock/flockAddon.js';
 
 it('loads the addon with a process report that leaves the network out, and restores the report setting', () => {
   const report = process.report as typeof process.report & { excludeNetwork?: boolean };

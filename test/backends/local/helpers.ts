@@ -12,10 +12,10 @@ import type { DiscoveryDiagnostic } from '../../../src/discovery/types.js';
 import type { DiscoveryEvent } from '../../../src/events/types.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { blockName } from '../../../src/backends/local/blockName.js';
+import { blockName } from '../../../src/backends/local/block/blockFile.js';
 import { decodeWorker } from '../../../src/codec/decodeWorker.js';
-import { shortHash } from '../../../src/backends/local/shortHash.js';
-import { LockTimeoutError } from '../../../src/backends/local/LockTimeoutError.js';
+import { shortHash } from '../../../src/backends/local/names/shortHash.js';
+import { LockTimeoutError } from '../../../src/backends/local/lock/LockTimeoutError.js';
 import { WoolrxError } from '../../../src/errors/WoolrxError.js';
 
 /** For `assert.rejects`: a LockTimeoutError naming `namespace` and `timeout` (ms), code and message included. */

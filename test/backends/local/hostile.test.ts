@@ -6,10 +6,10 @@ import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, 
 import { spawn } from 'node:child_process';
 import { after, describe, it, mock } from 'node:test';
 import { localDiscovery } from '../../../src/backends/local/index.js';
-import { localNames } from '../../../src/backends/local/localNames.js';
-import { SlotMirror } from '../../../src/backends/local/SlotMirror.js';
-import { touchNotify } from '../../../src/backends/local/touchNotify.js';
-import { uidBytes } from '../../../src/backends/local/uidBytes.js';
+import { localNames } from '../../../src/backends/local/names/localNames.js';
+import { SlotMirror } from '../../../src/backends/local/segment/SlotMirror.js';
+import { touchNotify } from '../../../src/backends/local/notify/notify.js';
+import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 import { encodeWorker } from '../../../src/codec/encodeWorker.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { assertClean, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from './helpers.js';

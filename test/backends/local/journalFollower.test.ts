@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Journal, JOURNAL_ADDED, JOURNAL_DROPPED, JOURNAL_RECORDS, JOURNAL_UPDATED, type JournalRecord } from '../../../src/backends/local/Journal.js';
-import { JournalFollower } from '../../../src/backends/local/JournalFollower.js';
-import { slotUid } from '../../../src/backends/local/slotUid.js';
-import { uidBytes } from '../../../src/backends/local/uidBytes.js';
+import { Journal, JOURNAL_ADDED, JOURNAL_DROPPED, JOURNAL_RECORDS, JOURNAL_UPDATED, type JournalRecord } from '../../../src/backends/local/journal/Journal.js';
+import { JournalFollower } from '../../../src/backends/local/journal/JournalFollower.js';
+import { slotUid } from '../../../src/backends/local/segment/slotTable.js';
+import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'woolrx-journal-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

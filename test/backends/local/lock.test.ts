@@ -4,12 +4,12 @@ import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { tryNamespaceLock } from '../../../src/backends/local/acquireNamespaceLock.js';
-import { ofdlock } from '../../../src/backends/local/flockAddon.js';
+import { tryNamespaceLock } from '../../../src/backends/local/lock/namespaceLock.js';
+import { ofdlock } from '../../../src/backends/local/lock/flockAddon.js';
 import { localDiscovery, shortHash } from '../../../src/backends/local/index.js';
-import { localNames } from '../../../src/backends/local/localNames.js';
+import { localNames } from '../../../src/backends/local/names/localNames.js';
 import { LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS } from '../../../src/backends/local/NamespaceWriter.js';
-import { WoolFlock } from '../../../src/backends/local/WoolFlock.js';
+import { WoolFlock } from '../../../src/backends/local/lock/FileLock.js';
 import { assertClean, Child, isLockTimeout, killChildren, makeWorker, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];

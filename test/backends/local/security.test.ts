@@ -9,9 +9,9 @@ import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, rmSync, s
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { localDiscovery, UnsafeObjectError } from '../../../src/backends/local/index.js';
-import { blockName } from '../../../src/backends/local/blockName.js';
-import { localNames } from '../../../src/backends/local/localNames.js';
-import { SegmentFile } from '../../../src/backends/local/SegmentFile.js';
+import { blockName } from '../../../src/backends/local/block/blockFile.js';
+import { localNames } from '../../../src/backends/local/names/localNames.js';
+import { SegmentFile } from '../../../src/backends/local/segment/SegmentFile.js';
 import { WoolrxError } from '../../../src/errors/WoolrxError.js';
 import { assertClean, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from './helpers.js';
 

@@ -5,9 +5,9 @@
 // and across a resize.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findSlot } from '../../../src/backends/local/findSlot.js';
-import { FREE_SLOT, SLOT_SIZE } from '../../../src/backends/local/layout.js';
-import { SlotIndex } from '../../../src/backends/local/SlotIndex.js';
+import { findSlot } from '../../../src/backends/local/segment/slotTable.js';
+import { FREE_SLOT, SLOT_SIZE } from '../../../src/backends/local/segment/slotTable.js';
+import { SlotIndex } from '../../../src/backends/local/segment/SlotIndex.js';
 import { prng } from '../../reliability/prng.js';
 
 function uid(n: number): Buffer {

@@ -6,11 +6,11 @@ import { closeSync, ftruncateSync, mkdtempSync, openSync, readSync, rmSync, unli
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it, mock } from 'node:test';
-import { JOURNAL_ADDED, JOURNAL_DROPPED, type JournalRecord } from '../../../src/backends/local/Journal.js';
-import { FREE_SLOT } from '../../../src/backends/local/layout.js';
-import { SegmentFile } from '../../../src/backends/local/SegmentFile.js';
-import { SlotMirror, VERIFY_SLOTS } from '../../../src/backends/local/SlotMirror.js';
-import { uidBytes } from '../../../src/backends/local/uidBytes.js';
+import { JOURNAL_ADDED, JOURNAL_DROPPED, type JournalRecord } from '../../../src/backends/local/journal/Journal.js';
+import { FREE_SLOT } from '../../../src/backends/local/segment/slotTable.js';
+import { SegmentFile } from '../../../src/backends/local/segment/SegmentFile.js';
+import { SlotMirror, VERIFY_SLOTS } from '../../../src/backends/local/segment/SlotMirror.js';
+import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'woolrx-slotmirror-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,6 +21,11 @@ function segment(capacity: number): { path: string; file: SegmentFile } {
   const file = SegmentFile.create(path, capacity);
   assert.ok(file);
   return { path, file };
+}
+
+/** Applies a journal record's slot change, as the subscriber does. */
+function applyRecord(mirror: SlotMirror, change: JournalRecord, uid: string): void {
+  mirror.apply(change.slot, change.uid, uid, change.type !== JOURNAL_DROPPED);
 }
 
 function record(type: number, uid: string, slot: number | undefined): JournalRecord {
@@ -87,13 +92,13 @@ describe('SlotMirror', () => {
     const theirs = randomUUID();
     // A woolrx publisher: slot first, then the record.
     file.writeSlot(1, uidBytes(ours));
-    mirror.applyRecord(record(JOURNAL_ADDED, ours, 1), ours);
+    applyRecord(mirror, record(JOURNAL_ADDED, ours, 1), ours);
     assert.equal(mirror.has(ours), true);
     // wool: the slot only.
     file.writeSlot(2, uidBytes(theirs));
     assert.deepEqual([...mirror.read(false).changed], [theirs]);
     file.writeSlot(1, FREE_SLOT);
-    mirror.applyRecord(record(JOURNAL_DROPPED, ours, 1), ours);
+    applyRecord(mirror, record(JOURNAL_DROPPED, ours, 1), ours);
     assert.equal(mirror.has(ours), false);
     assert.deepEqual([...mirror.read(false).changed], []);
     assert.equal(mirror.stale, false);
@@ -113,14 +118,14 @@ describe('SlotMirror', () => {
     ] as const) {
       const mirror = new SlotMirror(path);
       mirror.read(true);
-      mirror.applyRecord(bad, b);
+      applyRecord(mirror, bad, b);
       assert.equal(mirror.stale, true, what);
       mirror.close();
     }
     // A drop of a uid still seen in another slot.
     const mirror = new SlotMirror(path);
     mirror.read(true);
-    mirror.applyRecord(record(JOURNAL_DROPPED, a, 3), a);
+    applyRecord(mirror, record(JOURNAL_DROPPED, a, 3), a);
     assert.equal(mirror.stale, true);
     mirror.close();
     file.close();

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { firstValueFrom } from 'rxjs';
-import { removeLockParent, tryNamespaceLock } from '../../../src/backends/local/acquireNamespaceLock.js';
-import { cleanupNamespace } from '../../../src/backends/local/cleanupNamespace.js';
+import { removeLockParent, tryNamespaceLock } from '../../../src/backends/local/lock/namespaceLock.js';
+import { cleanupNamespace } from '../../../src/backends/local/namespaceCleanup.js';
 import { localDiscovery, shortHash, TmpdirUnusableError } from '../../../src/backends/local/index.js';
-import { localNames } from '../../../src/backends/local/localNames.js';
-import { WoolFlock } from '../../../src/backends/local/WoolFlock.js';
+import { localNames } from '../../../src/backends/local/names/localNames.js';
+import { WoolFlock } from '../../../src/backends/local/lock/FileLock.js';
 import { WoolrxError } from '../../../src/errors/WoolrxError.js';
 import { assertClean, makeWorker, strayTestFiles, TMP, uniqueNamespace } from './helpers.js';
 

@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { readRegistrantMark } from '../../../src/backends/local/readRegistrantMark.js';
-import { blockName } from '../../../src/backends/local/blockName.js';
+import { readRegistrantMark } from '../../../src/backends/local/block/blockFile.js';
+import { blockName } from '../../../src/backends/local/block/blockFile.js';
 import { localDiscovery } from '../../../src/backends/local/index.js';
-import { shortHash } from '../../../src/backends/local/shortHash.js';
-import { uidBytes } from '../../../src/backends/local/uidBytes.js';
+import { shortHash } from '../../../src/backends/local/names/shortHash.js';
+import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { assertClean, makeWorker, TMP, uniqueNamespace, strayTestFiles } from './helpers.js';
 

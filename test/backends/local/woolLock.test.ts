@@ -8,8 +8,8 @@ import { existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backends/local/index.js';
-import { WoolFlock } from '../../../src/backends/local/WoolFlock.js';
-import { localNames } from '../../../src/backends/local/localNames.js';
+import { WoolFlock } from '../../../src/backends/local/lock/FileLock.js';
+import { localNames } from '../../../src/backends/local/names/localNames.js';
 import { killRealWool, RealWool, woolScan, woolTryLock } from '../../interop/realWool.js';
 import { assertClean, Child, isLockTimeout, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 

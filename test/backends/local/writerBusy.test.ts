@@ -7,8 +7,8 @@ import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { WoolFlock } from '../../../src/backends/local/WoolFlock.js';
-import { writerBusy } from '../../../src/backends/local/writerBusy.js';
+import { WoolFlock } from '../../../src/backends/local/lock/FileLock.js';
+import { writerBusy } from '../../../src/backends/local/lock/namespaceLock.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'woolrx-writer-busy-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

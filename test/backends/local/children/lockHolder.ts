@@ -2,8 +2,8 @@
 // until told to release (or killed). argv[2]: namespace.
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { acquireNamespaceLock } from '../../../../src/backends/local/acquireNamespaceLock.js';
-import { localNames } from '../../../../src/backends/local/localNames.js';
+import { acquireNamespaceLock } from '../../../../src/backends/local/lock/namespaceLock.js';
+import { localNames } from '../../../../src/backends/local/names/localNames.js';
 
 const [namespace = ''] = process.argv.slice(2);
 const names = localNames(namespace, realpathSync(tmpdir()));

@@ -1,0 +1,339 @@
+import type { Subject } from 'rxjs';
+import { decodeWorker } from '../../../codec/decodeWorker.js';
+import { errorMessage } from '../../../discovery/errorMessage.js';
+import type { DiscoverySink } from '../../../discovery/DiscoverySink.js';
+import type { DiscoveryDiagnostic } from '../../../discovery/types.js';
+import { WorkerLedger } from '../../../events/WorkerLedger.js';
+import type { DropReason } from '../../../events/types.js';
+import type { WorkerInfo } from '../../../model/types.js';
+import { BlockReader, type BlockEntry } from './BlockReader.js';
+import { LENGTH_PREFIX } from './blockFile.js';
+
+/**
+ * The workers one local subscriber knows, by uid: an entry per uid found in
+ * the slot table (its block's state: descriptor, last bytes taken), and a
+ * {@link WorkerLedger} of what the subscriber was told. Record bytes come
+ * from a journal record or a block read; they are decoded only when they
+ * differ from the last taken, and the ledger decides which event, if any,
+ * they are. A block that cannot be taken yet (missing, torn, malformed,
+ * newer than the journal applied) stays *pending*, to be read again.
+ * @internal
+ */
+export class WorkerBlocks {
+  /** What the subscriber was told. */
+  readonly ledger = new WorkerLedger();
+  readonly #namespace: string;
+  readonly #reader: BlockReader;
+  readonly #journal: { moved(): boolean };
+  readonly #schedule: () => void;
+  readonly #sink: Pick<DiscoverySink, 'next' | 'closed'>;
+  readonly #diagnostics: Subject<DiscoveryDiagnostic>;
+  readonly #entries = new Map<string, BlockEntry>();
+  #pending = new Set<BlockEntry>();
+
+  /**
+   * @param namespace The namespace (for diagnostics).
+   * @param reader Reads the blocks.
+   * @param journal Tells whether journal records were appended since the last applied.
+   * @param schedule Asks for another scan (a block was newer than the journal applied).
+   * @param sink Receives the events.
+   * @param diagnostics Where malformed blocks are reported.
+   */
+  constructor(
+    namespace: string,
+    reader: BlockReader,
+    journal: { moved(): boolean },
+    schedule: () => void,
+    sink: Pick<DiscoverySink, 'next' | 'closed'>,
+    diagnostics: Subject<DiscoveryDiagnostic>,
+  ) {
+    this.#namespace = namespace;
+    this.#reader = reader;
+    this.#journal = journal;
+    this.#schedule = schedule;
+    this.#sink = sink;
+    this.#diagnostics = diagnostics;
+  }
+
+  /**
+   * @param uid A worker uid.
+   * @returns Its entry, if the uid is known.
+   */
+  get(uid: string): BlockEntry | undefined {
+    return this.#entries.get(uid);
+  }
+
+  /** @returns Every entry, in the order the uids were found. */
+  values(): IterableIterator<BlockEntry> {
+    return this.#entries.values();
+  }
+
+  /** @returns Every known uid. */
+  uids(): IterableIterator<string> {
+    return this.#entries.keys();
+  }
+
+  /** How many uids are known. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * @param uid A worker uid.
+   * @returns The metadata last reported for it.
+   */
+  worker(uid: string): WorkerInfo | undefined {
+    return this.ledger.get(uid);
+  }
+
+  /**
+   * A new entry for a uid found in the slot table or the journal.
+   * @param uid The worker's uid.
+   * @returns The entry.
+   */
+  add(uid: string): BlockEntry {
+    const entry = BlockReader.entry(uid);
+    this.#entries.set(uid, entry);
+    return entry;
+  }
+
+  /**
+   * Forgets a uid that left the slot table; reports `worker-dropped` if the
+   * subscriber was told about it.
+   * @param entry Its entry.
+   * @param reason Why, when the journal said.
+   */
+  drop(entry: BlockEntry, reason?: DropReason): void {
+    this.#reader.close(entry);
+    this.#entries.delete(entry.uid);
+    this.#pending.delete(entry);
+    const event = this.ledger.drop(entry.uid, reason);
+    if (event !== undefined && !this.#sink.closed) this.#sink.next(event);
+  }
+
+  /** @returns The pending entries; the set starts empty again. */
+  takePending(): Set<BlockEntry> {
+    const pending = this.#pending;
+    this.#pending = new Set();
+    return pending;
+  }
+
+  /** How many entries are pending. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Compares one block with the bytes last taken (one read when
+   * unchanged); takes it when it changed, unless the journal moved meanwhile.
+   * @param entry The entry.
+   */
+  recheck(entry: BlockEntry): void {
+    if (!this.#reader.unchanged(entry)) this.refresh(entry, true);
+  }
+
+  /**
+   * Reads one block; takes its record if it can.
+   * @param entry The entry.
+   * @param guard Take changed bytes only if the journal has not moved (else
+   * retry after applying it).
+   */
+  refresh(entry: BlockEntry, guard = false): void {
+    const record = this.#reader.read(entry);
+    if (typeof record === 'string') {
+      this.#pending.add(entry);
+      if (record === 'bad-length') {
+        const prefix = this.#reader.lastRead(LENGTH_PREFIX);
+        this.#malformed(entry, prefix, `its length prefix exceeds the ${this.#reader.lastLength}-byte block (it claims ${prefix.readUInt32LE(0)} bytes: truncated or corrupt)`);
+      } else if (record === 'too-large') {
+        this.#malformed(entry, Buffer.from(`too-large:${entry.size}`), `the block is ${entry.size} bytes, more than the ${this.#reader.maxBlock} bytes read at most; not read`);
+      } else if (record === 'unsafe') {
+        this.#malformed(entry, Buffer.from(`unsafe:${this.#reader.lastError?.message ?? ''}`), this.#reader.lastError?.message ?? 'unsafe', this.#reader.lastError);
+      } else if (record !== 'torn') {
+        // Missing or empty: normal for an instant (a block being created or
+        // removed), corruption when it lasts: reported the second time in a
+        // row, once per state.
+        const seen = Buffer.from(record);
+        if (entry.strike?.equals(seen) === true) {
+          this.#malformed(entry, seen, record === 'missing' ? 'a slot holds this uid but there is no block (removed, or garbage in the slot)' : 'the block is empty (truncated)');
+        }
+        entry.strike = seen;
+        return;
+      }
+      entry.strike = undefined;
+      return;
+    }
+    entry.strike = undefined;
+    if (guard && entry.bytes?.equals(record) !== true && this.#journal.moved()) {
+      this.#pending.add(entry);
+      this.#schedule();
+      return;
+    }
+    this.accept(entry, record, this.#reader.lastRegistrant);
+  }
+
+  /**
+   * The pid a worker's liveness follows when its block names one (its
+   * registrant mark); 0 when it follows the pid of its record. Not known
+   * (a record from the journal changed its pid): its block is read now.
+   * @param uid A worker uid.
+   * @returns The marked pid, or 0.
+   */
+  registrant(uid: string): number {
+    const entry = this.#entries.get(uid);
+    if (entry === undefined) return 0;
+    if (entry.registrant < 0 && typeof this.#reader.read(entry) !== 'string') entry.registrant = this.#reader.lastRegistrant;
+    return Math.max(entry.registrant, 0);
+  }
+
+  /**
+   * Takes new record bytes (length prefix included) for a worker: decodes
+   * them if they changed, and reports what the ledger says changed.
+   * @param entry The entry.
+   * @param record The bytes.
+   * @param registrant The pid of the block's registrant mark (0: none), when
+   * the bytes were read from the block; without it (a journal record) a new
+   * worker follows its record's pid (its registrant just wrote it), and a
+   * known one keeps its mark unless the record's pid changed (then it is
+   * not known until needed).
+   */
+  accept(entry: BlockEntry, record: Buffer, registrant?: number): void {
+    if (registrant !== undefined) entry.registrant = registrant;
+    if (entry.bytes !== undefined && entry.bytes.equals(record)) {
+      if (!entry.ok) this.#pending.add(entry);
+      return;
+    }
+    entry.bytes = record;
+    entry.ok = false;
+    let worker: WorkerInfo;
+    try {
+      worker = decodeWorker(record.subarray(LENGTH_PREFIX));
+    } catch (error) {
+      this.#pending.add(entry);
+      this.#malformed(entry, record, errorMessage(error), error);
+      return;
+    }
+    if (worker.uid !== entry.uid) {
+      this.#pending.add(entry);
+      this.#malformed(entry, record, `it holds worker ${worker.uid}`);
+      return;
+    }
+    entry.ok = true;
+    entry.reported = undefined;
+    if (registrant === undefined) {
+      const previous = this.ledger.get(worker.uid);
+      if (previous === undefined) entry.registrant = 0;
+      else if (previous.pid !== worker.pid) entry.registrant = -1;
+    }
+    const event = this.ledger.put(worker);
+    if (event !== undefined && !this.#sink.closed) this.#sink.next(event);
+  }
+
+  /** Closes every block descriptor and forgets every entry. */
+  close(): void {
+    for (const entry of this.#entries.values()) this.#reader.close(entry);
+    this.#entries.clear();
+    this.#pending.clear();
+  }
+
+  #malformed(entry: BlockEntry, bytes: Buffer, why: string, error?: unknown): void {
+    if (entry.reported?.equals(bytes) === true) return;
+    entry.reported = bytes;
+    this.#diagnostics.next({
+      kind: 'malformed-record',
+      namespace: this.#namespace,
+      uid: entry.uid,
+      message: `Skipped the block of worker ${entry.uid} (${this.#reader.path(entry)}): ${why}; retrying on the next scan`,
+      ...(error === undefined ? {} : { error }),
+    });
+  }
+}
+
+/** Blocks re-read per fallback poll tick (round-robin), so a tick stays short at any size. */
+export const POLL_BLOCKS = 64;
+/** Blocks compared per turn of the event loop while sweeping, so that woolrx events are never held behind a sweep. */
+export const SWEEP_SLICE = 4;
+
+/**
+ * The blocks a local subscriber still has to compare with the bytes last
+ * seen, a slice per turn of the event loop (each turn after applying the
+ * journal, so woolrx events are never held behind a sweep): after a wool
+ * notification, all of them ({@link BlockSweep.all}); on a poll tick, a
+ * round-robin slice ({@link BlockSweep.poll}).
+ * @internal
+ */
+export class BlockSweep {
+  #queue: BlockEntry[] = [];
+  #at = 0;
+  #cursor = 0;
+  readonly #slice: number;
+  readonly #pollBlocks: number;
+
+  /**
+   * @param slice Blocks compared per {@link BlockSweep.next} call.
+   * @param pollBlocks Blocks queued per poll tick.
+   */
+  constructor(slice = SWEEP_SLICE, pollBlocks = POLL_BLOCKS) {
+    this.#slice = slice;
+    this.#pollBlocks = pollBlocks;
+  }
+
+  /** How many queued blocks are left to compare. */
+  get remaining(): number {
+    return this.#queue.length - this.#at;
+  }
+
+  /**
+   * Queues every block (replacing what was queued).
+   * @param entries Every known entry.
+   * @param skip Entries just read: not to compare again.
+   */
+  all(entries: Iterable<BlockEntry>, skip: ReadonlySet<BlockEntry>): void {
+    this.#queue = [];
+    this.#at = 0;
+    for (const entry of entries) if (!skip.has(entry)) this.#queue.push(entry);
+  }
+
+  /**
+   * Queues the next round-robin slice of blocks (after what is queued).
+   * @param entries Every known entry.
+   * @param skip Entries just read: not to compare again.
+   */
+  poll(entries: Iterable<BlockEntry>, skip: ReadonlySet<BlockEntry>): void {
+    const all = [...entries];
+    const count = Math.min(all.length, this.#pollBlocks);
+    for (let i = 0; i < count; i += 1) {
+      const entry = all[(this.#cursor + i) % all.length];
+      if (entry !== undefined && !skip.has(entry)) this.#queue.push(entry);
+    }
+    this.#cursor = all.length === 0 ? 0 : (this.#cursor + count) % all.length;
+  }
+
+  /**
+   * Compares the next slice.
+   * @param current Whether an entry is still the one known for its uid (a
+   * dropped or re-found uid is skipped, not counted).
+   * @param compare Compares one block; returns `false` to stop (the
+   * subscriber left).
+   * @returns `true` when blocks are left for another turn.
+   */
+  next(current: (entry: BlockEntry) => boolean, compare: (entry: BlockEntry) => boolean): boolean {
+    let compared = 0;
+    while (this.#at < this.#queue.length && compared < this.#slice) {
+      const entry = this.#queue[this.#at];
+      this.#at += 1;
+      if (entry === undefined || !current(entry)) continue;
+      compared += 1;
+      if (!compare(entry)) return false;
+    }
+    if (this.#at < this.#queue.length) return true;
+    this.clear();
+    return false;
+  }
+
+  /** Forgets what is queued. */
+  clear(): void {
+    this.#queue = [];
+    this.#at = 0;
+  }
+}
