@@ -27,7 +27,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { flock, ofdlock } from '../../src/backends/local/lock/flockAddon.js';
-import { LOCK_BURST_GAP_MS, LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS, LOCK_RETAKE_GAP_MS } from '../../src/backends/local/NamespaceWriter.js';
+import { LOCK_BURST_GAP_MS, LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS, LOCK_RETAKE_GAP_MS } from '../../src/backends/local/lock/LockHolding.js';
 
 const [dir = '', woolLock = '', notify = '', countArg = '0', capacityArg = '0', firstArg = '0', warmupArg = '0'] = process.argv.slice(2);
 const warmup = Number(warmupArg);
@@ -58,7 +58,7 @@ const head = Buffer.alloc(24);
 /** The notification's bytes, like woolrx's (`woolrx:<pid>:<salt>:<counter>`, 40 bytes). */
 const marker = Buffer.from('woolrx:0:00000000:000000000'.padEnd(40, ' '), 'latin1');
 const BLOCK_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-/** woolrx's lock file's byte that waiting publishers hold shared (WoolFlock's WAITING_BYTE). */
+/** woolrx's lock file's byte that waiting publishers hold shared (FileLock's WAITING_BYTE). */
 const WAITING_BYTE = 4096;
 
 /** The lock is held from an earlier add (kept), and since when. */

@@ -19,43 +19,8 @@ import { openNotify, touchNotify } from './notify/notify.js';
 import type { LocalSettings } from './types.js';
 import type { LocalNames } from './names/localNames.js';
 import { uidBytes } from './segment/slotTable.js';
-import { WoolFlock } from './lock/FileLock.js';
-
-/**
- * How long a writer may keep the namespace lock after a section for the
- * next one, in ms (see {@link NamespaceWriter.locked}): a burst of publishes
- * pays the lock, the path checks and the slot-table read once per this long
- * instead of once per publish. wool's own publishers retry a busy lock every
- * millisecond.
- * @internal
- */
-export const LOCK_LINGER_MS = 1;
-
-/**
- * A writer that has held the namespace lock this long in a row (kept, or
- * taken again within {@link LOCK_RETAKE_GAP_MS} of letting it go) leaves it
- * free for {@link LOCK_PAUSE_MS} before taking it again: wool's publishers
- * poll the lock every millisecond and cannot say they wait, so a long burst
- * of woolrx publishes must leave them a gap. In ms.
- * @internal
- */
-export const LOCK_HOLD_MS = 20;
-/** How long such a pause lasts, in ms: longer than wool's poll period. @internal */
-export const LOCK_PAUSE_MS = 2;
-/** The lock taken again within this long of letting it go, in ms, continues the holding (nobody else had a poll's chance). @internal */
-export const LOCK_RETAKE_GAP_MS = 1;
-/**
- * The lock taken again within this long of letting it go, in ms, makes a
- * burst, whose sections may keep it (see {@link NamespaceWriter.locked}):
- * publishes chained in one turn of the event loop, or a turn apart; not
- * publishes paced by a timer.
- * @internal
- */
-export const LOCK_BURST_GAP_MS = 0.2;
-
-/** Writers keeping the lock now: released (and their notifications sent) if the process exits first. */
-const keeping = new Set<NamespaceWriter>();
-let exitHooked = false;
+import { FileLock } from './lock/FileLock.js';
+import { LockHolding, type Release } from './lock/LockHolding.js';
 
 /** Thrown inside a critical section when the segment has no `WLD1` header yet. */
 export class SegmentNotReady extends Error {}
@@ -65,8 +30,8 @@ export class SegmentNotReady extends Error {}
  * a {@link LocalPublisher} (publish, withdrawal on close) and a subscriber's
  * {@link Reclaimer} (withdrawing dead workers). It runs critical sections
  * under the namespace lock ({@link NamespaceWriter.locked}) on the segment
- * the name points at now, with the slot table read under the lock
- * ({@link NamespaceWriter.table}), and owns the one withdraw path
+ * the name points at now, with the slot table read under the lock (and
+ * indexed: {@link NamespaceWriter.findSlot}), and owns the one withdraw path
  * ({@link NamespaceWriter.withdraw}: slot freed, block unlinked, drop
  * journaled).
  * @internal
@@ -78,34 +43,23 @@ export class NamespaceWriter {
   #segment: SegmentFile | undefined;
   #journal: Journal | undefined;
   /** wool's lock file, kept open between sections (re-validated at each lock); closed by `close()`. */
-  readonly #woolFlock: WoolFlock;
+  readonly #woolFlock: FileLock;
   /** woolrx's lock file, likewise; its first 16 bytes are the intent record (see {@link NamespaceWriter.intend}). */
-  readonly #rxFlock: WoolFlock;
+  readonly #rxFlock: FileLock;
   readonly #intent = Buffer.alloc(SLOT_SIZE);
   readonly #lockOptions: NamespaceLockOptions;
   /** Some section took the lock (and so may have created wool's lock file or the lock directory). */
   #everLocked = false;
   /** The segment was (re)opened by the current critical section. */
   #segmentReopened = true;
+  /** Scratch for reading the slot table under the lock. */
   #table: Buffer = Buffer.alloc(0);
-  #tableLength = 0;
-  /** Where each uid and the first free slot are in {@link NamespaceWriter.table}. */
+  /** Where each uid and the first free slot are in the slot table read under the lock. */
   readonly #index = new SlotIndex();
-  /** The lock kept after the last section (see {@link NamespaceWriter.locked}), or `undefined`. */
-  #kept: (() => void) | undefined;
-  /** When the lock now held or kept was taken. */
-  #takenAt = 0;
-  /** Releases a kept lock once the event loop turns. */
-  #letGo: ReturnType<typeof setImmediate> | undefined;
-  /** Notifications owed by sections run under a kept lock, sent once it is released (see {@link NamespaceWriter.locked}). */
-  #owed = 0;
-  /** Some section that owes a notification (re)opened the segment: the first touch re-checks the file. */
-  #owedVerify = false;
   /** An intent record is written and not cleared yet (see {@link NamespaceWriter.intend}). */
   #intended = false;
-  /** Since when this writer has held the lock in a row, and when it last let it go (see {@link LOCK_HOLD_MS}). */
-  #holdingSince = 0;
-  #releasedAt = -Infinity;
+  /** When the lock is taken, kept and let go, and when notifications go out. */
+  readonly #holding: LockHolding;
 
   /**
    * @param names The namespace's names.
@@ -116,24 +70,26 @@ export class NamespaceWriter {
     this.#names = names;
     this.#settings = settings;
     this.#diagnostics = diagnostics;
-    this.#woolFlock = new WoolFlock(names.lockPath);
-    this.#rxFlock = new WoolFlock(names.rxLockPath, names.lockDirPath);
+    this.#woolFlock = new FileLock(names.lockPath);
+    this.#rxFlock = new FileLock(names.rxLockPath, names.lockDirPath);
     this.#lockOptions = { ...names, ...settings, woolFlock: this.#woolFlock, rxFlock: this.#rxFlock };
+    const rxFlock = this.#rxFlock;
+    this.#holding = new LockHolding(
+      (count, verify) => this.#touch(count, verify),
+      () => rxFlock.waited(),
+      (count, error) =>
+        diagnostics.next({
+          kind: 'warning',
+          namespace: names.namespace,
+          message: `Could not notify subscribers of namespace ${JSON.stringify(names.namespace)} of ${count} change(s); they find them at their next poll`,
+          error,
+        }),
+    );
   }
 
   /** Whether a section ever took the lock, or a segment is held (so a closing owner has something to clean up). */
   get touched(): boolean {
     return this.#everLocked || this.#segment !== undefined;
-  }
-
-  /** The slot table as read by the current section (`16 * capacity` bytes in use). */
-  get table(): Buffer {
-    return this.#table;
-  }
-
-  /** Bytes of {@link NamespaceWriter.table} in use. */
-  get tableLength(): number {
-    return this.#tableLength;
   }
 
   /**
@@ -159,33 +115,19 @@ export class NamespaceWriter {
    */
   writeSlot(segment: SegmentFile, slot: number, bytes: Buffer): void {
     segment.writeSlot(slot, bytes);
-    bytes.copy(this.#table, slot * SLOT_SIZE, 0, SLOT_SIZE);
     this.#index.set(slot, bytes);
   }
 
   /**
    * Runs `section` under the namespace lock with the current segment
    * (created when `create` and missing), retrying while the segment is not
-   * ready; then touches the notification file once per journal record the
-   * section reports.
-   *
-   * A section of a burst (the lock taken again within
-   * {@link LOCK_BURST_GAP_MS} of letting it go, or kept) that succeeds may
-   * keep the lock for the next one, so that a burst of changes takes it
-   * about once; a lone change releases it before its notification, as
-   * before, so that nothing of the publisher runs after the wake-up it
-   * sends (a woken subscriber is often placed on the publisher's CPU). It
-   * is kept until the event loop turns (the release
-   * is scheduled with `setImmediate`), never for a section begun more than
-   * {@link LOCK_LINGER_MS} after the lock was taken, and never while another
-   * woolrx publisher says it waits for the lock (see
-   * {@link WoolFlock.announce}): those sections release it at their end. A
+   * ready; then notifies subscribers once per journal record the section
+   * reports. When the lock is taken, kept for the next section and let go,
+   * and when notifications go out, is the {@link LockHolding}'s policy. A
    * kept lock stays valid: nobody else can have changed the slot table, the
    * lock files or the intent record meanwhile, so the next section reads
    * none of them again (the segment's path is still checked: wool's owner
-   * unlinks it at exit without the lock). A failed section, and one with
-   * `keep` false, releases at its end. The notifications of sections run
-   * under a kept lock go out when it is released.
+   * unlinks it at exit without the lock).
    * @param section The synchronous read-modify-write; returns how many
    * journal records it appended that still owe a notification.
    * @param create Create the segment if there is none.
@@ -194,59 +136,26 @@ export class NamespaceWriter {
    */
   async locked(section: (segment: SegmentFile | undefined) => number, create: boolean, keep = true): Promise<void> {
     const deadline = performance.now() + this.#settings.lockTimeout;
+    const holding = this.#holding;
     for (;;) {
-      let release = this.#kept;
-      const kept = release !== undefined;
-      this.#kept = undefined;
-      /** In a burst: the lock kept, or taken again right after it was let go. */
-      let burst = kept;
-      if (release === undefined) {
-        burst = this.#retakenSoon();
-        if (performance.now() - this.#holdingSince >= LOCK_HOLD_MS) {
-          await sleep(LOCK_PAUSE_MS);
-          this.#holdingSince = performance.now();
-          burst = false;
-        }
-        let unlock: () => void;
-        try {
-          unlock = await acquireNamespaceLock(this.#lockOptions);
-        } catch (error) {
-          // Never held: nothing of the namespace was made but perhaps the
-          // lock directory, for this attempt (a no-op while others use it).
-          if (!this.#everLocked) removeLockParent(this.#names);
-          throw tmpdirError(dirname(this.#names.lockPath), error) ?? error;
-        }
-        // The intent record is cleared once per holding, before the lock goes.
-        release = () => {
-          this.#clearIntent();
-          unlock();
-          this.#releasedAt = performance.now();
-        };
-        this.#takenAt = performance.now();
-        // Another holder may have appended since our last section.
-        this.#journal?.forgetHead();
-      }
+      const turn = await holding.take(this.#acquire);
       this.#everLocked = true;
       // Not to be kept: what the burst owes goes out first (the section may
       // remove the notification file, which a later touch would re-create).
-      if (kept && !keep) this.#flush();
+      if (turn.kept && !keep) holding.flush();
       let notReady = false;
       let records = 0;
-      /** Still held after the section: to keep for the next one unless someone waits (see below). */
-      let holding = false;
+      let held = false;
       try {
-        const segment = this.#currentSegment(create, kept);
-        if (segment !== undefined && !kept) this.#recoverIntent();
+        const segment = this.#currentSegment(create, turn.kept);
+        if (segment !== undefined && !turn.kept) this.#recoverIntent();
         records = section(segment);
-        holding = keep && burst && performance.now() - this.#takenAt < LOCK_LINGER_MS;
+        held = holding.mayKeep(turn, keep);
       } catch (error) {
         if (!(error instanceof SegmentNotReady)) throw tmpdirError(dirname(this.#names.lockPath), error) ?? error;
         notReady = true;
       } finally {
-        if (!holding) {
-          release();
-          this.#flush();
-        }
+        if (!held) holding.release();
       }
       if (notReady) {
         if (performance.now() >= deadline) {
@@ -258,105 +167,37 @@ export class NamespaceWriter {
       // One record, one notification (see JournalFollower#match). The touch
       // wakes every subscriber, wool's and woolrx's, after the section: a
       // woken subscriber reads without the lock, so it finds the work done
-      // whether or not the lock is still kept. A section under a kept lock
-      // owes its notifications until the lock is released: a burst wakes an
-      // idle subscriber for its first record, then once more for the rest,
-      // not once per record (each wake-up of an idle process costs the
-      // publisher's write ~10 µs here). The file is removed only with the
-      // segment: it is re-checked only if the segment had to be (re)opened.
-      const owe = kept && holding;
-      if (owe && records > 0) {
-        this.#owed += records;
-        this.#owedVerify ||= this.#segmentReopened;
-      }
-      try {
-        if (!owe) for (let i = 0; i < records; i += 1) touchNotify(this.#names, this.#segmentReopened);
-      } finally {
-        // Asked after the touch, which wakes subscribers a syscall sooner.
-        if (holding) this.#keepUnlessWaited(release);
-      }
+      // whether or not the lock is still kept. The file is removed only
+      // with the segment: it is re-checked only if the segment had to be
+      // (re)opened.
+      holding.done(turn, held, records, this.#segmentReopened);
       return;
     }
   }
 
-  /**
-   * Before taking the lock: whether this writer let it go within
-   * {@link LOCK_BURST_GAP_MS} (a burst). Let go more than
-   * {@link LOCK_RETAKE_GAP_MS} ago, a new holding starts (see
-   * {@link LOCK_HOLD_MS}).
-   */
-  #retakenSoon(): boolean {
-    const since = performance.now() - this.#releasedAt;
-    if (since > LOCK_RETAKE_GAP_MS) this.#holdingSince = performance.now();
-    return since <= LOCK_BURST_GAP_MS;
-  }
-
-  /** Keeps the lock for the next section, or releases it now if another woolrx publisher waits for it (or asking failed). */
-  #keepUnlessWaited(release: () => void): void {
-    let waited = true;
+  /** Takes the namespace lock afresh for {@link LockHolding.take}; its release clears the intent record first. */
+  readonly #acquire = async (): Promise<Release> => {
+    let unlock: Release;
     try {
-      waited = this.#rxFlock.waited();
-    } finally {
-      if (waited) {
-        release();
-        this.#flush();
-      } else {
-        this.#keep(release);
-      }
-    }
-  }
-
-  /**
-   * Keeps the lock after a section; released when the event loop turns,
-   * unless a section takes it first — or when the process exits (by
-   * `process.exit()` in the same turn, say), so that the burst's
-   * notifications still go out.
-   */
-  #keep(release: () => void): void {
-    this.#kept = release;
-    this.#letGo ??= setImmediate(() => {
-      this.#letGo = undefined;
-      this.#release();
-    });
-    keeping.add(this);
-    if (!exitHooked) {
-      exitHooked = true;
-      process.once('exit', () => {
-        for (const writer of keeping) writer.#release();
-      });
-    }
-  }
-
-  /** Releases a kept lock now, then sends the notifications the burst owes. Idempotent. */
-  #release(): void {
-    keeping.delete(this);
-    const release = this.#kept;
-    this.#kept = undefined;
-    release?.();
-    this.#flush();
-  }
-
-  /**
-   * Sends the notifications owed by sections run under a kept lock. Never
-   * throws: a touch that fails (the notification file made unsafe
-   * meanwhile) is reported, and subscribers find the changes at their next
-   * poll tick.
-   */
-  #flush(): void {
-    const owed = this.#owed;
-    const verify = this.#owedVerify;
-    this.#owed = 0;
-    this.#owedVerify = false;
-    try {
-      for (let i = 0; i < owed; i += 1) touchNotify(this.#names, verify && i === 0);
+      unlock = await acquireNamespaceLock(this.#lockOptions);
     } catch (error) {
-      this.#diagnostics.next({
-        kind: 'warning',
-        namespace: this.#names.namespace,
-        message: `Could not notify subscribers of namespace ${JSON.stringify(this.#names.namespace)} of ${owed} change(s); they find them at their next poll`,
-        error,
-      });
+      // Never held: nothing of the namespace was made but perhaps the
+      // lock directory, for this attempt (a no-op while others use it).
+      if (!this.#everLocked) removeLockParent(this.#names);
+      throw tmpdirError(dirname(this.#names.lockPath), error) ?? error;
     }
+    // Another holder may have appended since our last section.
+    this.#journal?.forgetHead();
+    // The intent record is cleared once per holding, before the lock goes.
+    return () => {
+      this.#clearIntent();
+      unlock();
+    };
+  };
+
+  /** Sends `count` notifications; only the first re-checks the file. */
+  #touch(count: number, verify: boolean): void {
+    for (let i = 0; i < count; i += 1) touchNotify(this.#names, verify && i === 0);
   }
 
   /**
@@ -474,9 +315,7 @@ export class NamespaceWriter {
 
   /** Closes everything this writer holds, wool's lock file included (a kept lock is released). Idempotent. */
   close(): void {
-    if (this.#letGo !== undefined) clearImmediate(this.#letGo);
-    this.#letGo = undefined;
-    this.#release();
+    this.#holding.close();
     this.forget();
     this.#woolFlock.close();
     this.#rxFlock.close();
@@ -546,10 +385,10 @@ export class NamespaceWriter {
     }
     // Not ready (a creator is still writing the header): retry outside the lock.
     if (capacity === undefined) throw new SegmentNotReady();
-    this.#tableLength = SLOT_SIZE * capacity;
-    if (this.#table.length < this.#tableLength) this.#table = Buffer.alloc(this.#tableLength);
+    const length = SLOT_SIZE * capacity;
+    if (this.#table.length < length) this.#table = Buffer.alloc(length);
     this.#segment.readTable(this.#table, capacity);
-    this.#index.sync(this.#table, this.#tableLength);
+    this.#index.sync(this.#table, length);
     return this.#segment;
   }
 }

@@ -128,7 +128,7 @@ export function cleanupNamespace(names: LocalNames): boolean {
 /**
  * For the last one out, under the namespace lock, once the segment is gone:
  * a holder that died in the middle of a section may have left an intent
- * record in woolrx's lock file (see NamespaceWriter.intend); with no segment
+ * record in woolrx's lock file (see readIntent); with no segment
  * left, no slot can hold that worker, so its block is an orphan: unlinked.
  * @param names The namespace's names.
  * @returns The uid whose orphan block was unlinked, if any.

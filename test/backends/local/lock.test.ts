@@ -8,8 +8,8 @@ import { tryNamespaceLock } from '../../../src/backends/local/lock/namespaceLock
 import { ofdlock } from '../../../src/backends/local/lock/flockAddon.js';
 import { localDiscovery, shortHash } from '../../../src/backends/local/index.js';
 import { localNames } from '../../../src/backends/local/names/localNames.js';
-import { LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS } from '../../../src/backends/local/NamespaceWriter.js';
-import { WoolFlock } from '../../../src/backends/local/lock/FileLock.js';
+import { LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS } from '../../../src/backends/local/lock/LockHolding.js';
+import { FileLock } from '../../../src/backends/local/lock/FileLock.js';
 import { assertClean, Child, isLockTimeout, killChildren, makeWorker, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];
@@ -69,9 +69,9 @@ describe('local namespace lock', () => {
  * An observer on a namespace's woolrx lock, its file kept open (a try costs a
  * flock): `free()` takes the lock if it can and lets it go at once.
  */
-function lockObserver(namespace: string): { free: () => boolean; flock: WoolFlock } {
+function lockObserver(namespace: string): { free: () => boolean; flock: FileLock } {
   const names = localNames(namespace, TMP);
-  const flock = new WoolFlock(names.rxLockPath, names.lockDirPath);
+  const flock = new FileLock(names.rxLockPath, names.lockDirPath);
   return {
     flock,
     free: () => {
@@ -229,7 +229,7 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
     const names = localNames(namespace, TMP);
     const publisher = localDiscovery(namespace, { pollInterval: false }).publisher();
     await publisher.publish('worker-added', w);
-    const waiter = new WoolFlock(names.rxLockPath, names.lockDirPath);
+    const waiter = new FileLock(names.rxLockPath, names.lockDirPath);
     try {
       let kept = false;
       for (let attempt = 0; attempt < 20 && !kept; attempt += 1) {
@@ -267,7 +267,7 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
     used.push({ namespace, uids: [w.uid] });
     const child = await holder(namespace);
     const names = localNames(namespace, TMP);
-    const observer = new WoolFlock(names.rxLockPath, names.lockDirPath);
+    const observer = new FileLock(names.rxLockPath, names.lockDirPath);
     const publisher = localDiscovery(namespace, { lockTimeout: 10_000, pollInterval: false }).publisher();
     try {
       assert.equal(observer.tryLock(), false, 'held by the child');

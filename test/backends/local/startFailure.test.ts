@@ -12,7 +12,7 @@ import { removeLockParent, tryNamespaceLock } from '../../../src/backends/local/
 import { cleanupNamespace } from '../../../src/backends/local/namespaceCleanup.js';
 import { localDiscovery, shortHash, TmpdirUnusableError } from '../../../src/backends/local/index.js';
 import { localNames } from '../../../src/backends/local/names/localNames.js';
-import { WoolFlock } from '../../../src/backends/local/lock/FileLock.js';
+import { FileLock } from '../../../src/backends/local/lock/FileLock.js';
 import { WoolrxError } from '../../../src/errors/WoolrxError.js';
 import { assertClean, makeWorker, strayTestFiles, TMP, uniqueNamespace } from './helpers.js';
 
@@ -113,7 +113,7 @@ describe('local: a start that fails leaves nothing behind', () => {
     const release = tryNamespaceLock({ ...names, lockTimeout: 0 });
     assert.ok(release !== undefined);
     // A wool publisher that will hold wool's flock for a while after that.
-    const wool = new WoolFlock(names.lockPath);
+    const wool = new FileLock(names.lockPath);
     try {
       const subscription = localDiscovery(ns, { lockTimeout: 300, pollInterval: false }).events().subscribe();
       subscription.unsubscribe(); // the last one out: the lock is busy, it retries in the background

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backends/local/index.js';
-import { WoolFlock } from '../../../src/backends/local/lock/FileLock.js';
+import { FileLock } from '../../../src/backends/local/lock/FileLock.js';
 import { localNames } from '../../../src/backends/local/names/localNames.js';
 import { killRealWool, RealWool, woolScan, woolTryLock } from '../../interop/realWool.js';
 import { assertClean, Child, isLockTimeout, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
@@ -64,7 +64,7 @@ describe("local namespace lock ↔ wool's flock (the real wool)", () => {
     assert.equal(existsSync(join('/dev/shm', shortHash(namespace))), false, 'nothing written without the flock');
     // woolrx's own lock was released with the failure: another woolrx process is not kept out.
     const names = localNames(namespace, TMP);
-    const rxLock = new WoolFlock(names.rxLockPath, names.lockDirPath);
+    const rxLock = new FileLock(names.rxLockPath, names.lockDirPath);
     assert.ok(rxLock.tryLock(), 'woolrx\'s lock is free');
     rxLock.close();
 

@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { WoolFlock } from '../../../src/backends/local/lock/FileLock.js';
+import { FileLock } from '../../../src/backends/local/lock/FileLock.js';
 import { writerBusy } from '../../../src/backends/local/lock/namespaceLock.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'woolrx-writer-busy-'));
@@ -17,7 +17,7 @@ describe('writerBusy', () => {
   it('true while another descriptor holds the lock, false once it is released', () => {
     const path = join(dir, 'lock');
     writeFileSync(path, '', { mode: 0o600 });
-    const holder = new WoolFlock(path, undefined, true);
+    const holder = new FileLock(path, undefined, true);
     try {
       assert.equal(writerBusy(path), false, 'nobody holds it');
       assert.equal(holder.tryLock(), true);
@@ -38,7 +38,7 @@ describe('writerBusy', () => {
     writeFileSync(target, '', { mode: 0o600 });
     const link = join(dir, 'link');
     symlinkSync(target, link);
-    const holder = new WoolFlock(target, undefined, true);
+    const holder = new FileLock(target, undefined, true);
     try {
       assert.equal(holder.tryLock(), true);
       assert.equal(writerBusy(link), false, 'never through a symbolic link');

@@ -12,17 +12,18 @@ const REOPENS = 4;
 
 /**
  * The byte of the lock file that descriptors waiting for the lock hold a
- * shared open-file-description lock on ({@link WoolFlock.announce}); past
+ * shared open-file-description lock on ({@link FileLock.announce}); past
  * woolrx's 16-byte intent record, and independent of the `flock(2)`.
  */
 const WAITING_BYTE = 4096;
 
 /**
- * wool's namespace lock: an exclusive `flock(2)` on
- * `<realpath(tmpdir)>/wool-lock-<short_hash(ns)>`, taken without ever
- * blocking (`LOCK_EX | LOCK_NB`; the caller retries asynchronously).
- * `flock(2)` comes from woolrx's own Node-API addon (prebuilt, no compiler
- * needed; `native/flock.c`), loaded on the first `tryLock`.
+ * One exclusive `flock(2)` on a lock file, taken without ever blocking
+ * (`LOCK_EX | LOCK_NB`; the caller retries asynchronously): the namespace
+ * lock is two of them, woolrx's lock file and then wool's
+ * (`<realpath(tmpdir)>/wool-lock-<short_hash(ns)>`). `flock(2)` comes from
+ * woolrx's own Node-API addon (prebuilt, no compiler needed;
+ * `native/flock.c`), loaded on the first `tryLock`.
  *
  * The descriptor may stay open between acquisitions (a publisher keeps one),
  * so every successful `flock` is checked against the path: if the file was
@@ -31,7 +32,7 @@ const WAITING_BYTE = 4096;
  * will ever contend for, so it is dropped and the path opened again.
  * @internal
  */
-export class WoolFlock {
+export class FileLock {
   /** The lock file. */
   readonly path: string;
   /** A directory of its own to create (0700) and check before opening, if any. */
@@ -51,7 +52,7 @@ export class WoolFlock {
    * @param dir The lock file's own directory, created (0700) and checked
    *   when the file is opened; `undefined` for a file in a shared directory.
    * @param existing Lock the file only if it exists: a missing file (or
-   *   directory) is not created, and {@link WoolFlock.tryLock} throws `ENOENT`.
+   *   directory) is not created, and {@link FileLock.tryLock} throws `ENOENT`.
    */
   constructor(path: string, dir?: string, existing = false) {
     this.path = path;
@@ -77,7 +78,7 @@ export class WoolFlock {
    */
   tryLock(): boolean {
     loadFlock(); // before opening anything: a missing addon leaves no descriptor behind
-    if (this.#locked) throw new Error(`wool lock ${this.path} is already held by this descriptor`);
+    if (this.#locked) throw new Error(`lock ${this.path} is already held by this descriptor`);
     for (let reopen = 0; reopen <= REOPENS; reopen += 1) {
       if (this.#fd === undefined) {
         // Never through a symbolic link, never another user's file or one
@@ -107,7 +108,7 @@ export class WoolFlock {
    * Says that this descriptor waits for the lock, or no longer does: a
    * shared lock on a byte of the file apart from the `flock(2)` (an
    * open-file-description lock), which a holder sees with
-   * {@link WoolFlock.waited}; released with the descriptor too, so a waiter
+   * {@link FileLock.waited}; released with the descriptor too, so a waiter
    * that dies stops saying it. A no-op without a descriptor (nothing opened
    * yet) and when already so.
    * @param waiting Whether it waits.
@@ -121,7 +122,7 @@ export class WoolFlock {
 
   /**
    * Whether another descriptor (in any process) says it waits for this lock
-   * ({@link WoolFlock.announce}). `false` without a descriptor.
+   * ({@link FileLock.announce}). `false` without a descriptor.
    * @returns Whether someone waits.
    */
   waited(): boolean {

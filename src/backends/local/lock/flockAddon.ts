@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { nodeRequire } from '../../nodeRequire.js';
 import { FlockUnavailableError } from './FlockUnavailableError.js';
 
-/** The operations of `flock(2)`, as `WoolFlock` and `Journal` use them (Linux values). */
+/** The operations of `flock(2)`, as `FileLock` and `Journal` use them (Linux values). */
 export type FlockOperation = 'sh' | 'ex' | 'shnb' | 'exnb' | 'un';
 
 const LOCK_SH = 1;

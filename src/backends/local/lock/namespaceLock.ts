@@ -2,7 +2,7 @@ import { closeSync, constants, existsSync, readSync, rmdirSync, unlinkSync, writ
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { retryDelay } from '../../../discovery/retryDelay.js';
 import { LockTimeoutError } from './LockTimeoutError.js';
-import { WoolFlock } from './FileLock.js';
+import { FileLock } from './FileLock.js';
 import { flock, loadFlock } from './flockAddon.js';
 import { openSafe } from '../safe-fs/safeFs.js';
 
@@ -25,17 +25,17 @@ export interface NamespaceLockOptions {
    */
   readonly existing?: boolean;
   /**
-   * woolrx's lock: a {@link WoolFlock} on `rxLockPath` that the caller keeps
+   * woolrx's lock: a {@link FileLock} on `rxLockPath` that the caller keeps
    * (and closes) across acquisitions; `undefined`: one opened for this
    * acquisition and closed by its release.
    */
-  readonly rxFlock?: WoolFlock | undefined;
+  readonly rxFlock?: FileLock | undefined;
   /**
-   * wool's `flock`: a {@link WoolFlock} on `lockPath` that the caller keeps
+   * wool's `flock`: a {@link FileLock} on `lockPath` that the caller keeps
    * (and closes) across acquisitions; `undefined`: one opened for this
    * acquisition and closed by its release.
    */
-  readonly woolFlock?: WoolFlock | undefined;
+  readonly woolFlock?: FileLock | undefined;
 }
 
 /** A release function (synchronous, idempotent): wool's flock first, then woolrx's lock. */
@@ -43,19 +43,19 @@ type Release = () => void;
 
 /** One lock: its flock, and whether this acquisition opened it (then its release closes it). */
 interface Held {
-  readonly flock: WoolFlock;
+  readonly flock: FileLock;
   readonly owned: boolean;
 }
 
 function rxFlockOf(options: NamespaceLockOptions): Held {
   return options.rxFlock === undefined
-    ? { flock: new WoolFlock(options.rxLockPath, options.lockDirPath, options.existing === true), owned: true }
+    ? { flock: new FileLock(options.rxLockPath, options.lockDirPath, options.existing === true), owned: true }
     : { flock: options.rxFlock, owned: false };
 }
 
 function woolFlockOf(options: NamespaceLockOptions): Held {
   return options.woolFlock === undefined
-    ? { flock: new WoolFlock(options.lockPath, undefined, options.existing === true), owned: true }
+    ? { flock: new FileLock(options.lockPath, undefined, options.existing === true), owned: true }
     : { flock: options.woolFlock, owned: false };
 }
 
@@ -180,7 +180,7 @@ export function clearIntent(fd: number): void {
  */
 export function removeLockParent(names: Pick<NamespaceLockOptions, 'lockDirPath' | 'rxLockPath'> & { readonly journalPath: string }): void {
   if (existsSync(names.rxLockPath) && !existsSync(names.journalPath)) {
-    const flock = new WoolFlock(names.rxLockPath);
+    const flock = new FileLock(names.rxLockPath);
     try {
       const fd = flock.tryLock() ? flock.fd : undefined;
       if (fd !== undefined && !existsSync(names.journalPath) && readIntent(fd) === undefined) unlinkSync(names.rxLockPath);
@@ -200,7 +200,7 @@ export function removeLockParent(names: Pick<NamespaceLockOptions, 'lockDirPath'
 /**
  * Retries `held` without blocking the event loop until `deadline`: next
  * turns of the loop a few times, then 1, 2, 4 ... `maxDelay` ms. With
- * `announce`, says it waits while it does ({@link WoolFlock.announce}).
+ * `announce`, says it waits while it does ({@link FileLock.announce}).
  */
 async function acquireOne(held: Held, options: NamespaceLockOptions, deadline: number, maxDelay: number, announce = false): Promise<void> {
   try {
@@ -241,7 +241,7 @@ export async function acquireNamespaceLock(options: NamespaceLockOptions): Promi
   const rx = rxFlockOf(options);
   try {
     // Holders keep the lock for tens to hundreds of microseconds (up to a
-    // millisecond for a burst: see NamespaceWriter.locked, which stops
+    // millisecond for a burst: see LockHolding, which stops
     // keeping it once a waiter announces itself).
     await acquireOne(rx, options, deadline, 20, true);
   } catch (error) {
