@@ -10,7 +10,17 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs', 'scripts/build/*.mjs', '.ci/*.mjs', 'test/package/fixtures/*.mjs', 'test/package/fixtures/*.cjs', 'test/bridge/fixtures/*.mjs', 'bench/local/*.mjs'],
+          allowDefaultProject: [
+            '*.js',
+            '*.mjs',
+            'scripts/*.mjs',
+            'scripts/build/*.mjs',
+            '.ci/*.mjs',
+            'test/package/fixtures/*.mjs',
+            'test/package/fixtures/*.cjs',
+            'test/bridge/fixtures/*.mjs',
+            'bench/local/*.mjs',
+          ],
           maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 24,
         },
         tsconfigRootDir: import.meta.dirname,
@@ -24,11 +34,29 @@ export default tseslint.config(
         {
           // node:test's describe/it return promises the runner itself awaits.
           allowForKnownSafeCalls: [
-            { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] },
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
           ],
         },
       ],
     },
+  },
+  {
+    // Prettier wraps code at 120 columns; this catches what it leaves long (strings, comments).
+    // In tests, scripts and benches a long literal (a marble, an expected message) reads better whole.
+    rules: {
+      'max-len': [
+        'error',
+        { code: 120, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true },
+      ],
+    },
+  },
+  {
+    files: ['src/**'],
+    rules: { 'max-len': ['error', { code: 120, ignoreUrls: true }] },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
