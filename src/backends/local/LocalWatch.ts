@@ -2,20 +2,19 @@ import type { Subject } from 'rxjs';
 import type { DiscoverySink } from '../../discovery/DiscoverySink.js';
 import { errorMessage } from '../../discovery/errorMessage.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import { BlockReader, MAX_OPEN_BLOCKS, type BlockEntry } from './block/BlockReader.js';
-import { BlockSweep } from './block/WorkerBlocks.js';
+import { BlockReader, MAX_OPEN_BLOCKS } from './block/BlockReader.js';
 import { JOURNAL_DROPPED, type JournalRecord } from './journal/Journal.js';
 import { JournalFollower } from './journal/JournalFollower.js';
 import { MAX_READ_CAPACITY } from './segment/slotTable.js';
 import { MAX_READ_BLOCK } from './block/blockFile.js';
 import { leaveNamespace } from './namespaceCleanup.js';
 import { NotifyWatcher } from './notify/notify.js';
-import { Reclaimer } from './Reclaimer.js';
+import { Reclaimer, type Withdraw } from './Reclaimer.js';
 import { SlotMirror, VERIFY_SLOTS, type MirrorRead } from './segment/SlotMirror.js';
 import { slotUid } from './segment/slotTable.js';
 import type { LocalSettings } from './types.js';
 import type { LocalNames } from './names/localNames.js';
-import { WorkerBlocks } from './block/WorkerBlocks.js';
+import { BlockSweep, WorkerBlocks, type WorkerEntry } from './block/WorkerBlocks.js';
 import { writerBusy } from './lock/namespaceLock.js';
 
 /**
@@ -27,9 +26,6 @@ import { writerBusy } from './lock/namespaceLock.js';
 function foreignGap(pollInterval: number): number {
   return pollInterval > 0 ? Math.min(100, Math.max(10, pollInterval / 10)) : 100;
 }
-
-/** Longest wait for the lock of a subscriber's background work, in ms. */
-const BACKGROUND_LOCK_TIMEOUT = 30_000;
 
 /**
  * One subscription's watch of a local namespace: the loop that composes
@@ -81,12 +77,10 @@ export class LocalWatch {
   #foreignAt = -Infinity;
   /** Runs the coalesced read of such notifications (see #foreign). */
   #foreignTimer: NodeJS.Timeout | undefined;
-  /** Full reads of the namespace for such notifications (tests read it). @internal */
-  foreignScans = 0;
   /** The last scan failed: compare everything at the next. */
   #full = false;
   /** Entries found by the current scan (liveness checks them at once); cleared, not re-allocated, per scan. */
-  readonly #fresh = new Set<BlockEntry>();
+  readonly #fresh = new Set<WorkerEntry>();
   /** While set: collects the uid of every journal record applied (see #reconcile). */
   #journaled: Set<string> | undefined;
 
@@ -95,12 +89,16 @@ export class LocalWatch {
    * @param settings Resolved options.
    * @param diagnostics Where malformed blocks, warnings and recoveries are reported.
    * @param sink Receives the events.
+   * @param withdraw Withdraws dead workers (the reclaims), through the publishers' withdraw path.
    */
-  constructor(names: LocalNames, settings: LocalSettings, diagnostics: Subject<DiscoveryDiagnostic>, sink: DiscoverySink) {
+  constructor(
+    names: LocalNames,
+    settings: LocalSettings,
+    diagnostics: Subject<DiscoveryDiagnostic>,
+    sink: DiscoverySink,
+    withdraw: Withdraw,
+  ) {
     this.#names = names;
-    // The subscriber's own background work (reclaims, the last one out's
-    // cleanup) never waits for the lock without bound.
-    settings = { ...settings, lockTimeout: Math.min(settings.lockTimeout, BACKGROUND_LOCK_TIMEOUT) };
     this.#settings = settings;
     this.#foreignGap = foreignGap(settings.pollInterval);
     this.#diagnostics = diagnostics;
@@ -113,7 +111,8 @@ export class LocalWatch {
     const reader = new BlockReader(names.shmDir, MAX_OPEN_BLOCKS, Math.max(settings.blockSize, MAX_READ_BLOCK));
     this.#workers = new WorkerBlocks(names.namespace, reader, this.#journal, schedule, sink, diagnostics);
     const workers = this.#workers;
-    this.#reclaimer = new Reclaimer(names, settings, diagnostics, workers.ledger, reader, schedule, (uid) => workers.registrant(uid));
+    const registrant = (uid: string): number => workers.registrant(uid);
+    this.#reclaimer = new Reclaimer(names.namespace, settings, diagnostics, workers.ledger, reader, withdraw, schedule, registrant);
   }
 
   /** Starts watching and reads the current state, synchronously: the initial `worker-added` burst. */
@@ -274,13 +273,11 @@ export class LocalWatch {
     const wait = this.#foreignAt + this.#foreignGap - now;
     if (wait <= 0) {
       this.#foreignAt = now;
-      this.foreignScans += 1;
       return true;
     }
     this.#foreignTimer ??= setTimeout(() => {
       this.#foreignTimer = undefined;
       this.#foreignAt = performance.now();
-      this.foreignScans += 1;
       this.#full = true;
       this.#wake.schedule();
     }, wait);
@@ -290,8 +287,8 @@ export class LocalWatch {
   readonly #schedule = (): void => this.#wake.schedule();
 
   // The sweep's callbacks, bound once (a scan allocates no closures).
-  readonly #current = (entry: BlockEntry): boolean => this.#workers.get(entry.uid) === entry;
-  readonly #compare = (entry: BlockEntry): boolean => {
+  readonly #current = (entry: WorkerEntry): boolean => this.#workers.get(entry.uid) === entry;
+  readonly #compare = (entry: WorkerEntry): boolean => {
     this.#workers.recheck(entry);
     return !this.#left;
   };
@@ -374,7 +371,7 @@ export class LocalWatch {
       this.#full = true;
       this.#wake.schedule();
     }
-    const touched = new Set<BlockEntry>();
+    const touched = new Set<WorkerEntry>();
     let deferred = false;
     for (const uid of stale ? [...workers.uids()] : changed) {
       const entry = workers.get(uid);

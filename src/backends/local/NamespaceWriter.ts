@@ -21,6 +21,7 @@ import type { LocalNames } from './names/localNames.js';
 import { uidBytes } from './segment/slotTable.js';
 import { FileLock } from './lock/FileLock.js';
 import { LockHolding, type Release } from './lock/LockHolding.js';
+import type { Withdraw } from './Reclaimer.js';
 
 /** Thrown inside a critical section when the segment has no `WLD1` header yet. */
 export class SegmentNotReady extends Error {}
@@ -85,6 +86,35 @@ export class NamespaceWriter {
           error,
         }),
     );
+  }
+
+  /**
+   * A {@link Withdraw} for a subscriber's reclaims: each call opens a
+   * writer, withdraws under the lock, and closes it.
+   * @param names The namespace's names.
+   * @param settings Resolved options (the lock's timeout).
+   * @param diagnostics Where to report what is not an error of the caller.
+   * @returns The withdrawal.
+   */
+  static withdrawal(names: LocalNames, settings: LocalSettings, diagnostics: Subject<DiscoveryDiagnostic>): Withdraw {
+    return async (uids, confirm, reason) => {
+      const writer = new NamespaceWriter(names, settings, diagnostics);
+      const withdrawn: string[] = [];
+      try {
+        await writer.locked(
+          (segment) => {
+            if (segment === undefined) return 0;
+            for (const uid of uids) if (confirm(uid) && writer.withdraw(segment, uid, reason)) withdrawn.push(uid);
+            return withdrawn.length;
+          },
+          false,
+          false,
+        );
+      } finally {
+        writer.close();
+      }
+      return withdrawn;
+    };
   }
 
   /** Whether a section ever took the lock, or a segment is held (so a closing owner has something to clean up). */

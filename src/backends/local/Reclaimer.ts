@@ -2,20 +2,35 @@ import type { Subject } from 'rxjs';
 import { decodeWorker } from '../../codec/decodeWorker.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
 import type { WorkerLedger } from '../../events/WorkerLedger.js';
+import type { DropReason } from '../../events/types.js';
 import type { WorkerInfo } from '../../model/types.js';
-import { BlockReader, type BlockEntry } from './block/BlockReader.js';
+import { BlockReader } from './block/BlockReader.js';
 import { LENGTH_PREFIX } from './block/blockFile.js';
-import { NamespaceWriter } from './NamespaceWriter.js';
 import type { LocalSettings } from './types.js';
-import type { LocalNames } from './names/localNames.js';
+
+/**
+ * Withdraws registrations the way a publisher's withdrawal does: under the
+ * namespace lock, each worker's slot freed, its block unlinked and its drop
+ * journaled with `reason`, one notification each.
+ * @param uids The workers to withdraw.
+ * @param confirm Asked under the lock, before each: whether it still goes.
+ * @param reason Why, for subscribers.
+ * @returns The uids withdrawn (a worker no longer registered is skipped).
+ * @internal
+ */
+export type Withdraw = (
+  uids: readonly string[],
+  confirm: (uid: string) => boolean,
+  reason: DropReason,
+) => Promise<readonly string[]>;
 
 /**
  * Liveness for one local subscriber: checks the pid of each new worker at
  * once and of every worker once per period (`process.kill(pid, 0)`; `EPERM`
  * counts as alive), and reclaims the workers whose process is gone — under
- * the namespace lock, through the publishers' own withdraw path
- * ({@link NamespaceWriter.withdraw}: slot freed, block unlinked, drop
- * journaled, one notification each), so every subscriber, this one
+ * the namespace lock, through the publishers' own withdraw path (a
+ * {@link Withdraw}: slot freed, block unlinked, drop journaled, one
+ * notification each), so every subscriber, this one
  * included, then sees them dropped. Reclaiming is a withdrawal "whichever
  * publisher registered it", like a `worker-dropped`; a worker is reclaimed
  * only while its block still names the dead pid.
@@ -28,8 +43,9 @@ import type { LocalNames } from './names/localNames.js';
  * @internal
  */
 export class Reclaimer {
-  readonly #names: LocalNames;
-  readonly #settings: LocalSettings;
+  readonly #namespace: string;
+  readonly #settings: Pick<LocalSettings, 'liveness' | 'pollInterval'>;
+  readonly #withdraw: Withdraw;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
   readonly #ledger: WorkerLedger;
   readonly #reader: BlockReader;
@@ -41,27 +57,30 @@ export class Reclaimer {
   #reclaiming = false;
 
   /**
-   * @param names The namespace's names.
-   * @param settings Resolved options (`liveness`, `pollInterval` as the period, the lock's).
+   * @param namespace The namespace (for diagnostics).
+   * @param settings `liveness`, and `pollInterval` as the period.
    * @param diagnostics Where recoveries and failures are reported.
    * @param ledger What the subscriber was told: the workers to check.
    * @param reader Reads a dead worker's block (the subscriber's own reader).
+   * @param withdraw Withdraws the dead workers.
    * @param done Called after each reclaim attempt (the subscriber then looks again).
    * @param registrantOf The pid of a worker's registrant mark, or 0 (none);
    * by default read from its block each time.
    */
   constructor(
-    names: LocalNames,
-    settings: LocalSettings,
+    namespace: string,
+    settings: Pick<LocalSettings, 'liveness' | 'pollInterval'>,
     diagnostics: Subject<DiscoveryDiagnostic>,
     ledger: WorkerLedger,
     reader: BlockReader,
+    withdraw: Withdraw,
     done: () => void,
     registrantOf?: (uid: string) => number,
   ) {
     this.#registrantOf = registrantOf ?? ((uid) => Math.max(this.#blockLiveness(uid).mark, 0));
-    this.#names = names;
+    this.#namespace = namespace;
     this.#settings = settings;
+    this.#withdraw = withdraw;
     this.#diagnostics = diagnostics;
     this.#ledger = ledger;
     this.#reader = reader;
@@ -74,7 +93,7 @@ export class Reclaimer {
    * @param fresh Entries of workers just found.
    * @param now `performance.now()`.
    */
-  check(fresh: ReadonlySet<BlockEntry>, now = performance.now()): void {
+  check(fresh: ReadonlySet<{ readonly uid: string }>, now = performance.now()): void {
     if (!this.#settings.liveness) return;
     const period = this.#settings.pollInterval || 1000;
     const sweepAll = now - this.#lastSweep >= period;
@@ -118,16 +137,16 @@ export class Reclaimer {
    * malformed).
    */
   #blockLiveness(uid: string): { pid: number; mark: number } {
-    const entry = BlockReader.entry(uid);
+    const block = BlockReader.handle(uid);
     try {
-      const record = this.#reader.read(entry);
-      if (typeof record === 'string') return { pid: -1, mark: -1 };
-      const mark = this.#reader.lastRegistrant;
-      return { pid: mark || decodeWorker(record.subarray(LENGTH_PREFIX)).pid, mark };
+      const read = this.#reader.read(block);
+      if (read.kind !== 'record') return { pid: -1, mark: -1 };
+      const mark = read.registrant;
+      return { pid: mark || decodeWorker(read.record.subarray(LENGTH_PREFIX)).pid, mark };
     } catch {
       return { pid: -1, mark: -1 };
     } finally {
-      this.#reader.close(entry);
+      this.#reader.close(block);
     }
   }
 
@@ -135,23 +154,20 @@ export class Reclaimer {
   #reclaim(dead: readonly { uid: string; pid: number }[]): void {
     if (this.#reclaiming) return;
     this.#reclaiming = true;
-    const writer = new NamespaceWriter(this.#names, this.#settings, this.#diagnostics);
-    const reclaimed: { uid: string; pid: number }[] = [];
-    writer
-      .locked((segment) => {
-        if (segment === undefined) return 0;
-        for (const worker of dead) {
-          if (this.#blockLiveness(worker.uid).pid !== worker.pid || isAlive(worker.pid)) continue;
-          if (writer.withdraw(segment, worker.uid, 'process-gone')) reclaimed.push(worker);
-        }
-        return reclaimed.length;
-      }, false, false)
+    const pids = new Map(dead.map(({ uid, pid }) => [uid, pid]));
+    // Still dead under the lock: the block names the same pid, and it is gone.
+    const confirm = (uid: string): boolean => {
+      const pid = pids.get(uid) ?? 0;
+      return this.#blockLiveness(uid).pid === pid && !isAlive(pid);
+    };
+    this.#withdraw([...pids.keys()], confirm, 'process-gone')
       .then(
-        () => {
-          for (const { uid, pid } of reclaimed) {
+        (withdrawn) => {
+          for (const uid of withdrawn) {
+            const pid = pids.get(uid) ?? 0;
             this.#diagnostics.next({
               kind: 'recovered',
-              namespace: this.#names.namespace,
+              namespace: this.#namespace,
               uid,
               message: `Worker ${uid} is gone (pid ${pid} no longer exists: the process its registrant named); reclaimed its slot and block`,
             });
@@ -160,13 +176,12 @@ export class Reclaimer {
         (error: unknown) =>
           this.#diagnostics.next({
             kind: 'warning',
-            namespace: this.#names.namespace,
+            namespace: this.#namespace,
             message: 'Reclaiming the slots of dead workers failed; retrying on the next sweep',
             error,
           }),
       )
       .finally(() => {
-        writer.close();
         this.#reclaiming = false;
         this.#done();
       });

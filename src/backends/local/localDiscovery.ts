@@ -7,12 +7,16 @@ import { readNamespace, readOptions } from '../../discovery/readOptions.js';
 import { SHM_DIR } from './names/localNames.js';
 import { LocalPublisher } from './LocalPublisher.js';
 import { LocalWatch } from './LocalWatch.js';
+import { NamespaceWriter } from './NamespaceWriter.js';
 import { localNames } from './names/localNames.js';
 import { SharedMemoryUnavailableError } from './segment/segmentErrors.js';
 import { tmpdirError } from './TmpdirUnusableError.js';
 import type { LocalDiscoveryOptions, LocalSettings } from './types.js';
 
 const MAX_MS = 2 ** 31 - 1;
+
+/** Longest wait for the lock of a subscriber's background work, in ms. */
+const BACKGROUND_LOCK_TIMEOUT = 30_000;
 
 /** Every option key {@link localDiscovery} accepts. */
 const KNOWN: readonly (keyof LocalDiscoveryOptions)[] = [
@@ -102,11 +106,15 @@ export function localDiscovery(namespace?: string, options: LocalDiscoveryOption
   }
   const names = localNames(namespace, realTmp);
   const diagnostics = new Subject<DiscoveryDiagnostic>();
+  // A subscriber's own background work (reclaims, the last one out's
+  // cleanup) never waits for the lock without bound.
+  const background = { ...settings, lockTimeout: Math.min(settings.lockTimeout, BACKGROUND_LOCK_TIMEOUT) };
+  const withdraw = NamespaceWriter.withdrawal(names, background, diagnostics);
 
   return createDiscovery({
     namespace,
     watch: (sink) => {
-      const watch = new LocalWatch(names, settings, diagnostics, sink);
+      const watch = new LocalWatch(names, background, diagnostics, sink, withdraw);
       try {
         // The initial state is read synchronously (nothing when the
         // namespace does not exist yet: no workers are registered), so it

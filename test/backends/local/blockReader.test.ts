@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Subject } from 'rxjs';
 import { encodeWorker } from '../../../src/codec/encodeWorker.js';
-import { BlockReader, type BlockEntry } from '../../../src/backends/local/block/BlockReader.js';
+import { BlockReader, type BlockHandle, type BlockRead } from '../../../src/backends/local/block/BlockReader.js';
 import { blockName } from '../../../src/backends/local/block/blockFile.js';
 import { BlockSweep } from '../../../src/backends/local/block/WorkerBlocks.js';
 import { Journal, JOURNAL_ADDED } from '../../../src/backends/local/journal/Journal.js';
@@ -24,6 +24,11 @@ const dir = mkdtempSync(join(tmpdir(), 'woolrx-blocks-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A block's record: u32 LE length, then the bytes. */
+/** The record a read returned, or what it found instead. */
+function recordIn(read: BlockRead): Buffer | string {
+  return read.kind === 'record' ? read.record : read.kind;
+}
+
 function recordOf(payload: Uint8Array): Buffer {
   const record = Buffer.alloc(4 + payload.length);
   record.writeUInt32LE(payload.length, 0);
@@ -48,10 +53,10 @@ describe('BlockReader', () => {
     const w = makeWorker();
     const record = recordOf(encodeWorker(w));
     writeBlockFile(w.uid, record, 2048);
-    const entry = BlockReader.entry(w.uid);
+    const entry = BlockReader.handle(w.uid);
     const read = reader.read(entry);
-    assert.ok(Buffer.isBuffer(read));
-    assert.deepEqual(read, record);
+    assert.equal(read.kind, 'record');
+    assert.deepEqual(read.kind === 'record' && read.record, record);
     assert.equal(entry.size, 2048);
     assert.equal(reader.path(entry), join(dir, blockName(w.uid)));
     assert.equal(reader.openCount, 1);
@@ -61,20 +66,21 @@ describe('BlockReader', () => {
 
   it('tells missing, empty and impossible-length blocks apart', () => {
     const reader = new BlockReader(dir);
-    assert.equal(reader.read(BlockReader.entry(randomUUID())), 'missing');
+    assert.equal(reader.read(BlockReader.handle(randomUUID())).kind, 'missing');
     const empty = randomUUID();
     writeBlockFile(empty, Buffer.alloc(4));
-    assert.equal(reader.read(BlockReader.entry(empty)), 'empty');
+    assert.equal(reader.read(BlockReader.handle(empty)).kind, 'empty');
     const tiny = randomUUID();
     writeFileSync(join(dir, blockName(tiny)), Buffer.from([1, 0]));
-    assert.equal(reader.read(BlockReader.entry(tiny)), 'empty');
+    assert.equal(reader.read(BlockReader.handle(tiny)).kind, 'empty');
     const long = randomUUID();
     const bad = Buffer.alloc(4);
     bad.writeUInt32LE(5000, 0);
     writeBlockFile(long, bad, 64);
-    const entry = BlockReader.entry(long);
-    assert.equal(reader.read(entry), 'bad-length');
-    assert.deepEqual(reader.lastRead(4), bad);
+    const entry = BlockReader.handle(long);
+    const read = reader.read(entry);
+    assert.equal(read.kind, 'bad-length');
+    assert.deepEqual(read.kind === 'bad-length' && read.prefix, bad);
   });
 
   it('reads blocks larger than its scratch buffers', () => {
@@ -82,10 +88,10 @@ describe('BlockReader', () => {
     const w = makeWorker({ extra: { big: 'x'.repeat(100_000) } });
     const record = recordOf(encodeWorker(w));
     writeBlockFile(w.uid, record, 150_000);
-    const entry = BlockReader.entry(w.uid);
-    assert.deepEqual(reader.read(entry), record);
+    const entry = BlockReader.handle(w.uid);
+    assert.deepEqual(recordIn(reader.read(entry)), record);
     assert.equal(entry.size, 150_000);
-    assert.deepEqual(reader.read(entry), record, 'a second read, size known');
+    assert.deepEqual(recordIn(reader.read(entry)), record, 'a second read, size known');
     reader.close(entry);
   });
 
@@ -94,36 +100,35 @@ describe('BlockReader', () => {
     const w = makeWorker();
     const record = recordOf(encodeWorker(w));
     const path = writeBlockFile(w.uid, record);
-    const entry = BlockReader.entry(w.uid);
-    assert.equal(reader.unchanged(entry), false, 'nothing taken yet');
+    const entry = BlockReader.handle(w.uid);
+    assert.equal(reader.unchanged(entry, undefined), false, 'nothing taken yet');
     const read = reader.read(entry);
-    assert.ok(Buffer.isBuffer(read));
-    entry.bytes = read;
-    entry.ok = true;
-    assert.equal(reader.unchanged(entry), true);
+    assert.equal(read.kind, 'record');
+    const taken = read.kind === 'record' ? read.record : undefined;
+    assert.equal(reader.unchanged(entry, taken), true);
     const fd = entry.fd;
     writeBlockFile(w.uid, recordOf(encodeWorker({ ...w, version: '2' }))); // rewritten in place
-    assert.equal(reader.unchanged(entry), false);
+    assert.equal(reader.unchanged(entry, taken), false);
     assert.equal(entry.fd, fd, 'same file: descriptor kept');
     unlinkSync(path);
     writeBlockFile(w.uid, record); // dropped and re-created (a new file)
-    assert.equal(reader.unchanged(entry), false, 'the old file is gone: not unchanged');
+    assert.equal(reader.unchanged(entry, taken), false, 'the old file is gone: not unchanged');
     assert.equal(entry.fd, undefined, 'its descriptor closed');
     assert.equal(reader.openCount, 0);
-    assert.deepEqual(reader.read(entry), record, 'the new file is opened by name');
+    assert.deepEqual(recordIn(reader.read(entry)), record, 'the new file is opened by name');
     reader.close(entry);
   });
 
   it('keeps at most maxOpen descriptors; beyond, blocks are opened per read', () => {
     const reader = new BlockReader(dir, 2);
-    const entries: BlockEntry[] = [];
+    const entries: BlockHandle[] = [];
     for (let i = 0; i < 4; i += 1) {
       const w = makeWorker();
       const record = recordOf(encodeWorker(w));
       writeBlockFile(w.uid, record);
-      const entry = BlockReader.entry(w.uid);
+      const entry = BlockReader.handle(w.uid);
       entries.push(entry);
-      assert.deepEqual(reader.read(entry), record);
+      assert.deepEqual(recordIn(reader.read(entry)), record);
     }
     assert.equal(reader.openCount, 2);
     assert.deepEqual(
@@ -228,26 +233,31 @@ describe('WorkerBlocks', () => {
     const w = makeWorker();
     workers.accept(workers.add(w.uid), recordOf(encodeWorker(w)));
     assert.equal(events.length, 0);
-    assert.equal(workers.worker(w.uid)?.uid, w.uid);
+    assert.equal(workers.ledger.get(w.uid)?.uid, w.uid);
   });
 });
 
+/** What the sweep compares: any entry with a uid. */
+interface Entry {
+  readonly uid: string;
+}
+
 describe('BlockSweep', () => {
-  const entries = (n: number): BlockEntry[] => Array.from({ length: n }, () => BlockReader.entry(randomUUID()));
+  const entries = (n: number): Entry[] => Array.from({ length: n }, () => ({ uid: randomUUID() }));
 
   it('all(): compares every block but the skipped ones, a slice per call, skipping stale entries without counting them', () => {
-    const sweep = new BlockSweep(2, 64);
+    const sweep = new BlockSweep<Entry>(2, 64);
     const list = entries(6);
-    const skip = new Set([list[1] as BlockEntry]);
-    const gone = new Set([list[2] as BlockEntry]);
+    const skip = new Set([list[1] as Entry]);
+    const gone = new Set([list[2] as Entry]);
     sweep.all(list, skip);
     assert.equal(sweep.remaining, 5);
-    const compared: BlockEntry[] = [];
-    const compare = (entry: BlockEntry): boolean => {
+    const compared: Entry[] = [];
+    const compare = (entry: Entry): boolean => {
       compared.push(entry);
       return true;
     };
-    const current = (entry: BlockEntry): boolean => !gone.has(entry);
+    const current = (entry: Entry): boolean => !gone.has(entry);
     assert.equal(sweep.next(current, compare), true);
     assert.deepEqual(compared, [list[0], list[3]]);
     assert.equal(sweep.next(current, compare), false, 'the last slice');
@@ -257,9 +267,9 @@ describe('BlockSweep', () => {
   });
 
   it('poll(): a round-robin slice per tick, appended to what is queued', () => {
-    const sweep = new BlockSweep(100, 3);
+    const sweep = new BlockSweep<Entry>(100, 3);
     const list = entries(5);
-    const seen: BlockEntry[] = [];
+    const seen: Entry[] = [];
     const run = (): void => {
       sweep.next(
         () => true,
@@ -277,7 +287,7 @@ describe('BlockSweep', () => {
   });
 
   it('stops when the subscriber left, and clear() forgets the rest', () => {
-    const sweep = new BlockSweep(4, 64);
+    const sweep = new BlockSweep<Entry>(4, 64);
     const list = entries(3);
     sweep.all(list, new Set());
     let calls = 0;

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { Subject } from 'rxjs';
 import { BlockReader } from '../../../src/backends/local/block/BlockReader.js';
+import { NamespaceWriter } from '../../../src/backends/local/NamespaceWriter.js';
 import { blockName } from '../../../src/backends/local/block/blockFile.js';
 import { findSlot } from '../../../src/backends/local/segment/slotTable.js';
 import { localDiscovery } from '../../../src/backends/local/index.js';
@@ -67,11 +68,12 @@ function setup(settings: LocalSettings = SETTINGS, registrantOf?: (uid: string) 
   let attempts = 0;
   let attempted: () => void = () => undefined;
   const reclaimer = new Reclaimer(
-    names,
+    names.namespace,
     settings,
     subject,
     ledger,
     new BlockReader(names.shmDir),
+    NamespaceWriter.withdrawal(names, settings, subject),
     () => {
       attempts += 1;
       attempted();
@@ -202,7 +204,7 @@ describe('Reclaimer', () => {
     await sleep(50);
     assert.equal(s.attempts(), 0);
     const attempt = s.nextAttempt();
-    s.reclaimer.check(new Set([BlockReader.entry(dead.uid)]), now + 2); // found just now
+    s.reclaimer.check(new Set([BlockReader.handle(dead.uid)]), now + 2); // found just now
     await attempt;
     assert.deepEqual(s.diagnostics.map((d) => d.kind), ['recovered']);
     await s.publisher.close();

@@ -24,39 +24,35 @@ function sharedScratch(): [Buffer, Buffer] {
 /** Block descriptors one subscription keeps open by default; beyond, blocks are opened per read. */
 export const MAX_OPEN_BLOCKS = 4096;
 
-/** What a subscriber knows about one uid's block. @internal */
-export interface BlockEntry {
+/** One uid's block as a {@link BlockReader} knows it (only the reader changes it). @internal */
+export interface BlockHandle {
   readonly uid: string;
   /** The block's path, computed on first use (a SHA-256: not needed to replay a journal record). */
   path: string | undefined;
-  /** Kept open by the {@link BlockReader}'s descriptor cache. */
+  /** Kept open by the reader's descriptor cache. */
   fd: number | undefined;
   /** The block's size, learnt from its first read; 0 until then. */
   size: number;
-  /** Last stable record bytes taken (length prefix included). */
-  bytes: Buffer | undefined;
-  /** Whether `bytes` decoded to a valid worker of this uid. */
-  ok: boolean;
-  /** Bytes last reported as malformed, not to report them twice. */
-  reported: Buffer | undefined;
-  /** The block was last found missing or empty (reported if it still is at the next read). */
-  strike: Buffer | undefined;
-  /**
-   * The pid the worker's liveness follows, from its block's registrant
-   * mark: > 0 that pid, 0 none (its record's pid), -1 not known (the record
-   * came from the journal and its pid changed: the block is read when needed).
-   */
-  registrant: number;
 }
 
 /**
- * A block's record (length prefix included), or why there is none:
- * `'too-large'` (the block is larger than the reader's limit: not read),
- * `'unsafe'` (a symbolic link, another user's file, or writable by others:
- * not read; see {@link BlockReader.lastError}).
+ * What one {@link BlockReader.read} found: the block's record (length
+ * prefix included) and the pid of its registrant mark (0: none), or why
+ * there is no record — `'too-large'`: larger than the reader's limit, not
+ * read; `'unsafe'`: a symbolic link, another user's file, or writable by
+ * others, not read; `'bad-length'`: a length prefix beyond the bytes read.
  * @internal
  */
-export type BlockRead = Buffer | 'missing' | 'empty' | 'torn' | 'bad-length' | 'too-large' | 'unsafe';
+export type BlockRead =
+  | { readonly kind: 'record'; readonly record: Buffer; readonly registrant: number }
+  | { readonly kind: 'missing' | 'empty' | 'torn' }
+  | { readonly kind: 'bad-length'; readonly prefix: Buffer; readonly claimed: number; readonly length: number }
+  | { readonly kind: 'too-large'; readonly size: number }
+  | { readonly kind: 'unsafe'; readonly error: UnsafeObjectError };
+
+const MISSING: BlockRead = { kind: 'missing' };
+const EMPTY: BlockRead = { kind: 'empty' };
+const TORN: BlockRead = { kind: 'torn' };
 
 /**
  * Reads worker blocks for one subscriber, without any lock: each record is
@@ -74,12 +70,6 @@ export class BlockReader {
   #open = 0;
   #a: Buffer = sharedScratch()[0];
   #b: Buffer = sharedScratch()[1];
-  /** Why the last `'unsafe'` read was refused. */
-  lastError: UnsafeObjectError | undefined;
-  /** How many bytes the last {@link BlockReader.read} found in the block (less than its size once truncated). */
-  lastLength = 0;
-  /** The pid of the registrant mark the last record {@link BlockReader.read} returned came with, or 0 (none). */
-  lastRegistrant = 0;
 
   /**
    * @param shmDir Where the blocks are (`/dev/shm`).
@@ -103,31 +93,21 @@ export class BlockReader {
   }
 
   /**
-   * A new entry for `uid` (nothing read yet).
+   * A new handle on `uid`'s block (nothing opened or read yet).
    * @param uid The worker's uid.
-   * @returns The entry.
+   * @returns The handle.
    */
-  static entry(uid: string): BlockEntry {
-    return { uid, path: undefined, fd: undefined, size: 0, bytes: undefined, ok: false, reported: undefined, strike: undefined, registrant: -1 };
+  static handle(uid: string): BlockHandle {
+    return { uid, path: undefined, fd: undefined, size: 0 };
   }
 
   /**
-   * @param entry An entry.
+   * @param block A handle.
    * @returns The path of its block.
    */
-  path(entry: BlockEntry): string {
-    entry.path ??= join(this.#shmDir, blockName(entry.uid));
-    return entry.path;
-  }
-
-  /**
-   * The first bytes of the last read (after a `'bad-length'`: the length
-   * prefix); valid until the process's next block read.
-   * @param length How many bytes.
-   * @returns A copy.
-   */
-  lastRead(length: number): Buffer {
-    return Buffer.from(this.#a.subarray(0, length));
+  path(block: BlockHandle): string {
+    block.path ??= join(this.#shmDir, blockName(block.uid));
+    return block.path;
   }
 
   /**
@@ -135,24 +115,24 @@ export class BlockReader {
    * block unlinked and re-created under the same name (wool: a drop and a
    * re-add) is a new file: its descriptor is closed so the next read
    * re-opens it by name.
-   * @param entry An entry.
+   * @param block A handle.
+   * @param bytes The record last taken from it, if any.
    * @returns `true` when unchanged.
    */
-  unchanged(entry: BlockEntry): boolean {
-    if (entry.fd !== undefined && fstatSync(entry.fd).nlink === 0) this.close(entry);
-    const bytes = entry.bytes;
-    if (entry.fd === undefined || !entry.ok || bytes === undefined) return false;
+  unchanged(block: BlockHandle, bytes: Buffer | undefined): boolean {
+    if (block.fd !== undefined && fstatSync(block.fd).nlink === 0) this.close(block);
+    if (block.fd === undefined || bytes === undefined) return false;
     this.#grow(bytes.length);
-    const n = readSync(entry.fd, this.#a, 0, bytes.length, 0);
+    const n = readSync(block.fd, this.#a, 0, bytes.length, 0);
     return n === bytes.length && this.#a.compare(bytes, 0, n, 0, n) === 0;
   }
 
   /**
    * Reads a block's record twice and returns it only if both reads agree.
-   * @param entry An entry.
+   * @param entry A handle.
    * @returns The record (a fresh buffer, length prefix included), or why there is none.
    */
-  read(entry: BlockEntry): BlockRead {
+  read(entry: BlockHandle): BlockRead {
     let fd = entry.fd;
     let transient = false;
     if (fd === undefined) {
@@ -165,17 +145,14 @@ export class BlockReader {
         fd = opened.fd;
         size = opened.stats.size;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
-        if (error instanceof UnsafeObjectError) {
-          this.lastError = error;
-          return 'unsafe';
-        }
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return MISSING;
+        if (error instanceof UnsafeObjectError) return { kind: 'unsafe', error };
         throw error;
       }
       entry.size = size;
       if (size > this.#maxBlock) {
         closeSync(fd);
-        return 'too-large';
+        return { kind: 'too-large', size };
       }
       if (this.#open < this.#maxOpen) {
         entry.fd = fd;
@@ -187,26 +164,26 @@ export class BlockReader {
     try {
       this.#grow(entry.size);
       const first = readSync(fd, this.#a, 0, entry.size, 0);
-      this.lastLength = first;
-      if (first < LENGTH_PREFIX) return 'empty';
+      if (first < LENGTH_PREFIX) return EMPTY;
       const length = this.#a.readUInt32LE(0);
-      if (length === 0) return 'empty';
+      if (length === 0) return EMPTY;
       const end = LENGTH_PREFIX + length;
-      if (end > first) return 'bad-length';
+      if (end > first) {
+        return { kind: 'bad-length', prefix: Buffer.from(this.#a.subarray(0, LENGTH_PREFIX)), claimed: length, length: first };
+      }
       const second = readSync(fd, this.#b, 0, end, 0);
-      if (second !== end || this.#a.compare(this.#b, 0, end, 0, end) !== 0) return 'torn';
-      this.lastRegistrant = readRegistrantMark(this.#a, end, first);
-      return Buffer.from(this.#a.subarray(0, end));
+      if (second !== end || this.#a.compare(this.#b, 0, end, 0, end) !== 0) return TORN;
+      return { kind: 'record', record: Buffer.from(this.#a.subarray(0, end)), registrant: readRegistrantMark(this.#a, end, first) };
     } finally {
       if (transient) closeSync(fd);
     }
   }
 
   /**
-   * Closes an entry's descriptor, if open.
-   * @param entry An entry.
+   * Closes a handle's descriptor, if open.
+   * @param entry A handle.
    */
-  close(entry: BlockEntry): void {
+  close(entry: BlockHandle): void {
     if (entry.fd === undefined) return;
     try {
       closeSync(entry.fd);

@@ -6,8 +6,29 @@ import type { DiscoveryDiagnostic } from '../../../discovery/types.js';
 import { WorkerLedger } from '../../../events/WorkerLedger.js';
 import type { DropReason } from '../../../events/types.js';
 import type { WorkerInfo } from '../../../model/types.js';
-import { BlockReader, type BlockEntry } from './BlockReader.js';
+import { BlockReader, type BlockHandle } from './BlockReader.js';
 import { LENGTH_PREFIX } from './blockFile.js';
+
+/** What one subscriber knows of one uid found in the slot table or the journal (only {@link WorkerBlocks} changes it). @internal */
+export interface WorkerEntry {
+  readonly uid: string;
+  /** Its block, as the reader knows it. */
+  readonly block: BlockHandle;
+  /** Last stable record bytes taken (length prefix included). */
+  bytes: Buffer | undefined;
+  /** Whether `bytes` decoded to a valid worker of this uid. */
+  ok: boolean;
+  /** Bytes last reported as malformed, not to report them twice. */
+  reported: Buffer | undefined;
+  /** The block was last found missing or empty (reported if it still is at the next read). */
+  strike: Buffer | undefined;
+  /**
+   * The pid the worker's liveness follows, from its block's registrant
+   * mark: > 0 that pid, 0 none (its record's pid), -1 not known (the record
+   * came from the journal and its pid changed: the block is read when needed).
+   */
+  registrant: number;
+}
 
 /**
  * The workers one local subscriber knows, by uid: an entry per uid found in
@@ -28,8 +49,8 @@ export class WorkerBlocks {
   readonly #schedule: () => void;
   readonly #sink: Pick<DiscoverySink, 'next' | 'closed'>;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
-  readonly #entries = new Map<string, BlockEntry>();
-  #pending = new Set<BlockEntry>();
+  readonly #entries = new Map<string, WorkerEntry>();
+  #pending = new Set<WorkerEntry>();
 
   /**
    * @param namespace The namespace (for diagnostics).
@@ -59,12 +80,12 @@ export class WorkerBlocks {
    * @param uid A worker uid.
    * @returns Its entry, if the uid is known.
    */
-  get(uid: string): BlockEntry | undefined {
+  get(uid: string): WorkerEntry | undefined {
     return this.#entries.get(uid);
   }
 
   /** @returns Every entry, in the order the uids were found. */
-  values(): IterableIterator<BlockEntry> {
+  values(): IterableIterator<WorkerEntry> {
     return this.#entries.values();
   }
 
@@ -79,20 +100,20 @@ export class WorkerBlocks {
   }
 
   /**
-   * @param uid A worker uid.
-   * @returns The metadata last reported for it.
-   */
-  worker(uid: string): WorkerInfo | undefined {
-    return this.ledger.get(uid);
-  }
-
-  /**
    * A new entry for a uid found in the slot table or the journal.
    * @param uid The worker's uid.
    * @returns The entry.
    */
-  add(uid: string): BlockEntry {
-    const entry = BlockReader.entry(uid);
+  add(uid: string): WorkerEntry {
+    const entry: WorkerEntry = {
+      uid,
+      block: BlockReader.handle(uid),
+      bytes: undefined,
+      ok: false,
+      reported: undefined,
+      strike: undefined,
+      registrant: -1,
+    };
     this.#entries.set(uid, entry);
     return entry;
   }
@@ -103,8 +124,8 @@ export class WorkerBlocks {
    * @param entry Its entry.
    * @param reason Why, when the journal said.
    */
-  drop(entry: BlockEntry, reason?: DropReason): void {
-    this.#reader.close(entry);
+  drop(entry: WorkerEntry, reason?: DropReason): void {
+    this.#reader.close(entry.block);
     this.#entries.delete(entry.uid);
     this.#pending.delete(entry);
     const event = this.ledger.drop(entry.uid, reason);
@@ -112,7 +133,7 @@ export class WorkerBlocks {
   }
 
   /** @returns The pending entries; the set starts empty again. */
-  takePending(): Set<BlockEntry> {
+  takePending(): Set<WorkerEntry> {
     const pending = this.#pending;
     this.#pending = new Set();
     return pending;
@@ -128,8 +149,8 @@ export class WorkerBlocks {
    * unchanged); takes it when it changed, unless the journal moved meanwhile.
    * @param entry The entry.
    */
-  recheck(entry: BlockEntry): void {
-    if (!this.#reader.unchanged(entry)) this.refresh(entry, true);
+  recheck(entry: WorkerEntry): void {
+    if (!this.#reader.unchanged(entry.block, entry.ok ? entry.bytes : undefined)) this.refresh(entry, true);
   }
 
   /**
@@ -138,38 +159,49 @@ export class WorkerBlocks {
    * @param guard Take changed bytes only if the journal has not moved (else
    * retry after applying it).
    */
-  refresh(entry: BlockEntry, guard = false): void {
-    const record = this.#reader.read(entry);
-    if (typeof record === 'string') {
-      this.#pending.add(entry);
-      if (record === 'bad-length') {
-        const prefix = this.#reader.lastRead(LENGTH_PREFIX);
-        this.#malformed(entry, prefix, `its length prefix exceeds the ${this.#reader.lastLength}-byte block (it claims ${prefix.readUInt32LE(0)} bytes: truncated or corrupt)`);
-      } else if (record === 'too-large') {
-        this.#malformed(entry, Buffer.from(`too-large:${entry.size}`), `the block is ${entry.size} bytes, more than the ${this.#reader.maxBlock} bytes read at most; not read`);
-      } else if (record === 'unsafe') {
-        this.#malformed(entry, Buffer.from(`unsafe:${this.#reader.lastError?.message ?? ''}`), this.#reader.lastError?.message ?? 'unsafe', this.#reader.lastError);
-      } else if (record !== 'torn') {
-        // Missing or empty: normal for an instant (a block being created or
-        // removed), corruption when it lasts: reported the second time in a
-        // row, once per state.
-        const seen = Buffer.from(record);
+  refresh(entry: WorkerEntry, guard = false): void {
+    const read = this.#reader.read(entry.block);
+    switch (read.kind) {
+      case 'record':
+        break;
+      case 'missing':
+      case 'empty': {
+        // Normal for an instant (a block being created or removed),
+        // corruption when it lasts: reported the second time in a row, once
+        // per state.
+        this.#pending.add(entry);
+        const seen = Buffer.from(read.kind);
         if (entry.strike?.equals(seen) === true) {
-          this.#malformed(entry, seen, record === 'missing' ? 'a slot holds this uid but there is no block (removed, or garbage in the slot)' : 'the block is empty (truncated)');
+          const why =
+            read.kind === 'missing'
+              ? 'a slot holds this uid but there is no block (removed, or garbage in the slot)'
+              : 'the block is empty (truncated)';
+          this.#malformed(entry, seen, why);
         }
         entry.strike = seen;
         return;
       }
-      entry.strike = undefined;
-      return;
+      default:
+        this.#pending.add(entry);
+        entry.strike = undefined;
+        if (read.kind === 'bad-length') {
+          const why = `its length prefix exceeds the ${read.length}-byte block (it claims ${read.claimed} bytes: truncated or corrupt)`;
+          this.#malformed(entry, read.prefix, why);
+        } else if (read.kind === 'too-large') {
+          const why = `the block is ${read.size} bytes, more than the ${this.#reader.maxBlock} bytes read at most; not read`;
+          this.#malformed(entry, Buffer.from(`too-large:${read.size}`), why);
+        } else if (read.kind === 'unsafe') {
+          this.#malformed(entry, Buffer.from(`unsafe:${read.error.message}`), read.error.message, read.error);
+        }
+        return;
     }
     entry.strike = undefined;
-    if (guard && entry.bytes?.equals(record) !== true && this.#journal.moved()) {
+    if (guard && entry.bytes?.equals(read.record) !== true && this.#journal.moved()) {
       this.#pending.add(entry);
       this.#schedule();
       return;
     }
-    this.accept(entry, record, this.#reader.lastRegistrant);
+    this.accept(entry, read.record, read.registrant);
   }
 
   /**
@@ -182,7 +214,10 @@ export class WorkerBlocks {
   registrant(uid: string): number {
     const entry = this.#entries.get(uid);
     if (entry === undefined) return 0;
-    if (entry.registrant < 0 && typeof this.#reader.read(entry) !== 'string') entry.registrant = this.#reader.lastRegistrant;
+    if (entry.registrant < 0) {
+      const read = this.#reader.read(entry.block);
+      if (read.kind === 'record') entry.registrant = read.registrant;
+    }
     return Math.max(entry.registrant, 0);
   }
 
@@ -197,7 +232,7 @@ export class WorkerBlocks {
    * known one keeps its mark unless the record's pid changed (then it is
    * not known until needed).
    */
-  accept(entry: BlockEntry, record: Buffer, registrant?: number): void {
+  accept(entry: WorkerEntry, record: Buffer, registrant?: number): void {
     if (registrant !== undefined) entry.registrant = registrant;
     if (entry.bytes !== undefined && entry.bytes.equals(record)) {
       if (!entry.ok) this.#pending.add(entry);
@@ -231,19 +266,19 @@ export class WorkerBlocks {
 
   /** Closes every block descriptor and forgets every entry. */
   close(): void {
-    for (const entry of this.#entries.values()) this.#reader.close(entry);
+    for (const entry of this.#entries.values()) this.#reader.close(entry.block);
     this.#entries.clear();
     this.#pending.clear();
   }
 
-  #malformed(entry: BlockEntry, bytes: Buffer, why: string, error?: unknown): void {
+  #malformed(entry: WorkerEntry, bytes: Buffer, why: string, error?: unknown): void {
     if (entry.reported?.equals(bytes) === true) return;
     entry.reported = bytes;
     this.#diagnostics.next({
       kind: 'malformed-record',
       namespace: this.#namespace,
       uid: entry.uid,
-      message: `Skipped the block of worker ${entry.uid} (${this.#reader.path(entry)}): ${why}; retrying on the next scan`,
+      message: `Skipped the block of worker ${entry.uid} (${this.#reader.path(entry.block)}): ${why}; retrying on the next scan`,
       ...(error === undefined ? {} : { error }),
     });
   }
@@ -262,8 +297,8 @@ export const SWEEP_SLICE = 4;
  * round-robin slice ({@link BlockSweep.poll}).
  * @internal
  */
-export class BlockSweep {
-  #queue: BlockEntry[] = [];
+export class BlockSweep<Entry = WorkerEntry> {
+  #queue: Entry[] = [];
   #at = 0;
   #cursor = 0;
   readonly #slice: number;
@@ -288,7 +323,7 @@ export class BlockSweep {
    * @param entries Every known entry.
    * @param skip Entries just read: not to compare again.
    */
-  all(entries: Iterable<BlockEntry>, skip: ReadonlySet<BlockEntry>): void {
+  all(entries: Iterable<Entry>, skip: ReadonlySet<Entry>): void {
     this.#queue = [];
     this.#at = 0;
     for (const entry of entries) if (!skip.has(entry)) this.#queue.push(entry);
@@ -299,7 +334,7 @@ export class BlockSweep {
    * @param entries Every known entry.
    * @param skip Entries just read: not to compare again.
    */
-  poll(entries: Iterable<BlockEntry>, skip: ReadonlySet<BlockEntry>): void {
+  poll(entries: Iterable<Entry>, skip: ReadonlySet<Entry>): void {
     const all = [...entries];
     const count = Math.min(all.length, this.#pollBlocks);
     for (let i = 0; i < count; i += 1) {
@@ -317,7 +352,7 @@ export class BlockSweep {
    * subscriber left).
    * @returns `true` when blocks are left for another turn.
    */
-  next(current: (entry: BlockEntry) => boolean, compare: (entry: BlockEntry) => boolean): boolean {
+  next(current: (entry: Entry) => boolean, compare: (entry: Entry) => boolean): boolean {
     let compared = 0;
     while (this.#at < this.#queue.length && compared < this.#slice) {
       const entry = this.#queue[this.#at];

@@ -9,8 +9,22 @@ import { openSafeIfExists } from '../safe-fs/safeFs.js';
 const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
 const HEADER_SIZE = 64;
 const RECORD_HEADER = 40;
-/** Why a journal of another woolrx format is not used (not reported: it is no corruption). @internal */
-export const ANOTHER_FORMAT = 'it is of another woolrx journal format';
+/**
+ * Why a file at the journal's path is not used, by kind:
+ * - `another-format`: a journal of another woolrx format (no corruption: not reported);
+ * - `no-magic`, `short`: no journal header yet — being created, or destroyed;
+ * - `bad-header`: a record size or count no woolrx journal has, or a header
+ *   that changed under its reader (nobody rewrites it: corruption).
+ * @internal
+ */
+export interface JournalFault {
+  readonly code: 'another-format' | 'no-magic' | 'short' | 'bad-header';
+  /** What is wrong, in words, for a report: `it …`. */
+  readonly message: string;
+}
+
+const ANOTHER_FORMAT: JournalFault = { code: 'another-format', message: 'it is of another woolrx journal format' };
+const NO_MAGIC: JournalFault = { code: 'no-magic', message: 'it has no WRX2 magic (being created, or destroyed)' };
 /** Largest payload a record may hold: a block of the largest `blockSize` (16 MiB). */
 const MAX_RECORD_PAYLOAD = 1 << 24;
 /** Slot field meaning "not known". */
@@ -135,27 +149,32 @@ export class Journal {
    * What is wrong with a journal header, or `undefined` when it is one of
    * this format with a possible record size and count.
    */
-  static #headerProblem(header: Buffer): string | undefined {
+  static #headerProblem(header: Buffer): JournalFault | undefined {
     if (header.readUInt32LE(0) !== MAGIC) {
       // Another woolrx format (an older woolrx's `WRXJ`) is left alone, as documented; anything else is not a journal.
       if ((header.readUInt32LE(0) & 0xffffff) === (MAGIC & 0xffffff)) return ANOTHER_FORMAT;
-      return 'it has no WRX2 magic (being created, or destroyed)';
+      return NO_MAGIC;
     }
     const recordSize = header.readUInt32LE(4);
     const count = header.readUInt32LE(8);
     // Another process's word: never allocated for beyond what a woolrx
     // journal can hold (records of a block of at most 16 MiB).
     if (recordSize < RECORD_HEADER || recordSize > RECORD_HEADER + MAX_RECORD_PAYLOAD) {
-      return `its header claims a record size of ${recordSize} bytes (${RECORD_HEADER} to ${RECORD_HEADER + MAX_RECORD_PAYLOAD} possible)`;
+      const possible = `${RECORD_HEADER} to ${RECORD_HEADER + MAX_RECORD_PAYLOAD} possible`;
+      return { code: 'bad-header', message: `its header claims a record size of ${recordSize} bytes (${possible})` };
     }
-    if (count < 1 || count > JOURNAL_RECORDS) return `its header claims a record count of ${count} (1 to ${JOURNAL_RECORDS} possible)`;
+    if (count < 1 || count > JOURNAL_RECORDS) {
+      return { code: 'bad-header', message: `its header claims a record count of ${count} (1 to ${JOURNAL_RECORDS} possible)` };
+    }
     return undefined;
   }
 
-  /** Reads the header of `fd`; why it is unusable (a string) unless it is a journal of this format. */
-  static #readHeader(fd: number): Buffer | string {
+  /** Reads the header of `fd`; why it is unusable unless it is a journal of this format. */
+  static #readHeader(fd: number): Buffer | JournalFault {
     const header = Buffer.alloc(HEADER_SIZE);
-    if (readSync(fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) return `it is shorter than its ${HEADER_SIZE}-byte header`;
+    if (readSync(fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) {
+      return { code: 'short', message: `it is shorter than its ${HEADER_SIZE}-byte header` };
+    }
     return Journal.#headerProblem(header) ?? header;
   }
 
@@ -200,7 +219,7 @@ export class Journal {
    * (another format, a corrupt header).
    * @returns The journal, or `undefined` if there is none (or it is not initialised yet).
    */
-  static openForRead(path: string, unusable?: (why: string) => void): Journal | undefined {
+  static openForRead(path: string, unusable?: (fault: JournalFault) => void): Journal | undefined {
     const file = openSafeIfExists(path, constants.O_RDONLY);
     return file === undefined ? undefined : Journal.#adopt(file.fd, unusable);
   }
@@ -210,10 +229,10 @@ export class Journal {
    * returns `undefined` if it is not a journal of this format, or is being
    * removed (its remover holds an exclusive `flock`).
    */
-  static #adopt(fd: number, unusable?: (why: string) => void): Journal | undefined {
+  static #adopt(fd: number, unusable?: (fault: JournalFault) => void): Journal | undefined {
     try {
       const header = tryFlock(fd, 'shnb') ? Journal.#readHeader(fd) : undefined;
-      if (header === undefined || typeof header === 'string') {
+      if (header === undefined || !Buffer.isBuffer(header)) {
         if (header !== undefined) unusable?.(header);
         closeSync(fd);
         return undefined;
@@ -262,13 +281,13 @@ export class Journal {
    * (nobody rewrites them: corruption).
    * @returns Why the journal is no longer usable, or `undefined`.
    */
-  headerChanged(): string | undefined {
+  headerChanged(): JournalFault | undefined {
     const header = this.#header;
-    if (header.readUInt32LE(0) === MAGIC && header.readUInt32LE(4) === this.recordSize && header.readUInt32LE(8) === this.count) return undefined;
-    return (
-      Journal.#headerProblem(header) ??
-      `its header changed (record size ${this.recordSize} → ${header.readUInt32LE(4)}, count ${this.count} → ${header.readUInt32LE(8)})`
-    );
+    const recordSize = header.readUInt32LE(4);
+    const count = header.readUInt32LE(8);
+    if (header.readUInt32LE(0) === MAGIC && recordSize === this.recordSize && count === this.count) return undefined;
+    const change = `record size ${this.recordSize} → ${recordSize}, count ${this.count} → ${count}`;
+    return Journal.#headerProblem(header) ?? { code: 'bad-header', message: `its header changed (${change})` };
   }
 
   /** @returns Whether the file still has a name (it is unlinked by the last one out). */

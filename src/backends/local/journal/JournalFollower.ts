@@ -1,4 +1,4 @@
-import { ANOTHER_FORMAT, Journal, type JournalRecord } from './Journal.js';
+import { Journal, type JournalFault, type JournalRecord } from './Journal.js';
 
 /**
  * How long a record the segment does not show waits for the records that
@@ -60,10 +60,15 @@ export class JournalFollower {
   #problem: JournalProblem | undefined;
   /** The journal was found unusable: the next one opened is followed again (see #resume). */
   #lost = false;
-  readonly #unusable = (why: string): void => {
-    if (why === ANOTHER_FORMAT) return;
+  readonly #unusable = (fault: JournalFault): void => {
+    if (fault.code === 'another-format') return;
     this.#lost = true;
-    this.#problem = { key: `header:${why}`, transient: /magic|shorter/.test(why), message: `Journal ${this.#path} is not used: ${why}` };
+    this.#problem = {
+      key: `header:${fault.message}`,
+      // No header yet may be an instant's state (a journal being created).
+      transient: fault.code === 'no-magic' || fault.code === 'short',
+      message: `Journal ${this.#path} is not used: ${fault.message}`,
+    };
   };
 
   /**
