@@ -21,7 +21,14 @@ export { sameWorker } from './model/sameWorker.js';
 export { parseAddress } from './model/parseAddress.js';
 
 // Events
-export type { DiscoveryEvent, DiscoveryEventType, DiscoveryItem, DiscoverySynced, DropReason, WorkerSnapshot } from './events/types.js';
+export type {
+  DiscoveryEvent,
+  DiscoveryEventType,
+  DiscoveryItem,
+  DiscoverySynced,
+  DropReason,
+  WorkerSnapshot,
+} from './events/types.js';
 export { discoveryEvent } from './events/discoveryEvent.js';
 
 // Errors

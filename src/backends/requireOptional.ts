@@ -26,7 +26,8 @@ export function requireOptional<T>(packageName: string, entry: string): T {
   let value: T;
   try {
     const resolve = nodeRequire();
-    if (resolve === undefined) throw new MissingDependencyError(packageName, entry, false, { cause: 'no CommonJS require() here' });
+    if (resolve === undefined)
+      throw new MissingDependencyError(packageName, entry, false, { cause: 'no CommonJS require() here' });
     value = resolve(packageName) as T;
   } catch (error) {
     if (error instanceof MissingDependencyError) throw error;

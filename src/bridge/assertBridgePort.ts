@@ -14,7 +14,9 @@ export function assertBridgePort(port: unknown, caller: string): asserts port is
     candidate !== null &&
     (typeof candidate === 'object' || typeof candidate === 'function') &&
     typeof candidate.postMessage === 'function' &&
-    (typeof candidate.on === 'function' || typeof candidate.addEventListener === 'function' || 'onmessage' in candidate);
+    (typeof candidate.on === 'function' ||
+      typeof candidate.addEventListener === 'function' ||
+      'onmessage' in candidate);
   if (!ok) {
     throw new TypeError(
       `Invalid ${caller} port: ${describeValue(port)} (expected postMessage and on/addEventListener/onmessage)`,

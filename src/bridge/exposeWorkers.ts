@@ -23,7 +23,8 @@ function sourceOf(value: unknown): Source {
   if (isObject(value) && typeof value['watch'] === 'function' && typeof value['events'] === 'function') {
     return { reader: value as unknown as DiscoveryReader };
   }
-  if (isObject(value) && typeof value['subscribe'] === 'function') return { items: value as unknown as Observable<unknown> };
+  if (isObject(value) && typeof value['subscribe'] === 'function')
+    return { items: value as unknown as Observable<unknown> };
   throw new TypeError(
     `Invalid exposeWorkers source: ${describeValue(value)} (expected a Discovery, or an Observable of worker events such as discovery.watch())`,
   );
@@ -65,10 +66,17 @@ function itemMessage(channel: string, id: string, stream: BridgeStream, item: un
     );
   }
   const reason = type === 'worker-dropped' && isDropReason(item['reason']) ? item['reason'] : undefined;
-  return reason === undefined ? { woolrxBridge: channel, kind: 'next', id, type, worker } : { woolrxBridge: channel, kind: 'next', id, type, worker, reason };
+  return reason === undefined
+    ? { woolrxBridge: channel, kind: 'next', id, type, worker }
+    : { woolrxBridge: channel, kind: 'next', id, type, worker, reason };
 }
 
-const DIAGNOSTIC_KINDS: ReadonlySet<unknown> = new Set(['malformed-record', 'unauthenticated-record', 'warning', 'recovered']);
+const DIAGNOSTIC_KINDS: ReadonlySet<unknown> = new Set([
+  'malformed-record',
+  'unauthenticated-record',
+  'warning',
+  'recovered',
+]);
 
 /**
  * The message for one diagnostic.
@@ -187,7 +195,9 @@ export function exposeWorkers(
     };
     try {
       if (!STREAMS.has(stream)) {
-        throw new TypeError(`exposeWorkers: unknown stream ${describeValue(stream)} requested (expected events, watch or diagnostics)`);
+        throw new TypeError(
+          `exposeWorkers: unknown stream ${describeValue(stream)} requested (expected events, watch or diagnostics)`,
+        );
       }
       const items$ = upstreamOf(served, stream);
       // A source with no diagnostics serves none: the request stays open until released.
@@ -198,7 +208,10 @@ export function exposeWorkers(
             if (!live()) return;
             let reply: BridgeMessage | undefined;
             try {
-              reply = stream === 'diagnostics' ? diagnosticMessage(channel, id, item) : itemMessage(channel, id, stream, item);
+              reply =
+                stream === 'diagnostics'
+                  ? diagnosticMessage(channel, id, item)
+                  : itemMessage(channel, id, stream, item);
             } catch (error) {
               fail(error);
               return;

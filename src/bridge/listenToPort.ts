@@ -18,7 +18,11 @@ function bridgeMessage(value: unknown, channel: string): BridgeMessage | undefin
   const record = value as { woolrxBridge?: unknown; data?: unknown };
   if (record.woolrxBridge === channel) return value as BridgeMessage;
   // An event (DOM, Electron's MessagePortMain) rather than the message itself (node's MessagePort.on).
-  if (record.data !== null && typeof record.data === 'object' && (record.data as { woolrxBridge?: unknown }).woolrxBridge === channel) {
+  if (
+    record.data !== null &&
+    typeof record.data === 'object' &&
+    (record.data as { woolrxBridge?: unknown }).woolrxBridge === channel
+  ) {
     return record.data as BridgeMessage;
   }
   return undefined;

@@ -12,5 +12,12 @@ import { defer, fromEvent, map, of, take, type Observable } from 'rxjs';
  * @returns The one-shot stream.
  */
 export function aborted(signal: AbortSignal): Observable<void> {
-  return defer(() => (signal.aborted ? of(undefined) : fromEvent(signal, 'abort').pipe(take(1), map(() => undefined))));
+  return defer(() =>
+    signal.aborted
+      ? of(undefined)
+      : fromEvent(signal, 'abort').pipe(
+          take(1),
+          map(() => undefined),
+        ),
+  );
 }

@@ -7,4 +7,11 @@ import { watch } from './commands/watch.js';
 import type { CliCommand } from './types.js';
 
 /** The `woolrx` commands, by name, in usage order. */
-export const commands: Readonly<Record<string, CliCommand>> = Object.freeze({ demo, list, watch, publish, relay, dashboard });
+export const commands: Readonly<Record<string, CliCommand>> = Object.freeze({
+  demo,
+  list,
+  watch,
+  publish,
+  relay,
+  dashboard,
+});

@@ -34,7 +34,10 @@ function etcdEndpoints(error: unknown): readonly string[] | undefined {
  * @param now The clock (for tests).
  * @returns The handler of one diagnostic.
  */
-export function diagnosticLines(sink: DiagnosticSink, now: () => number = Date.now): (diagnostic: DiscoveryDiagnostic) => void {
+export function diagnosticLines(
+  sink: DiagnosticSink,
+  now: () => number = Date.now,
+): (diagnostic: DiscoveryDiagnostic) => void {
   const last = new Map<string, { at: number; held: number }>();
   return (diagnostic) => {
     if (diagnostic.kind === 'recovered') {
@@ -62,7 +65,10 @@ export function diagnosticLines(sink: DiagnosticSink, now: () => number = Date.n
       seen.held += 1;
       return;
     }
-    const held = seen === undefined || seen.held === 0 ? '' : ` (${seen.held} more like it in the last ${Math.round((at - seen.at) / 1000)} s)`;
+    const held =
+      seen === undefined || seen.held === 0
+        ? ''
+        : ` (${seen.held} more like it in the last ${Math.round((at - seen.at) / 1000)} s)`;
     last.set(key, { at, held: 0 });
     sink.line(`${text}${held}`);
   };

@@ -41,7 +41,14 @@ export const flagValues = Object.freeze({
       return readFileSync(path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'a directory, not a file' : (code ?? String(error));
+      const reason =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'EISDIR'
+              ? 'a directory, not a file'
+              : (code ?? String(error));
       throw new UsageError(`--${flag} ${path}: ${reason} (give the path of a PEM file)`);
     }
   },

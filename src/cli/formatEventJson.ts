@@ -42,5 +42,7 @@ export function workerJson(worker: WorkerInfo, full = false): Partial<BridgeWork
  */
 export function formatEventJson(event: DiscoveryEvent, full = false): string {
   const worker = workerJson(event.worker, full);
-  return JSON.stringify(event.reason === undefined ? { type: event.type, worker } : { type: event.type, worker, reason: event.reason });
+  return JSON.stringify(
+    event.reason === undefined ? { type: event.type, worker } : { type: event.type, worker, reason: event.reason },
+  );
 }

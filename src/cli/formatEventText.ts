@@ -43,8 +43,7 @@ export function formatEventText(event: DiscoveryEvent, now: Date): string {
     String(now.getMilliseconds()).padStart(3, '0');
   const tags = worker.tags.length === 0 ? '-' : worker.tags.map(field).join(',');
   const extraEntries = Object.entries(worker.extra);
-  const extra =
-    extraEntries.length === 0 ? '-' : extraEntries.map(([k, v]) => `${field(k)}=${field(v)}`).join(',');
+  const extra = extraEntries.length === 0 ? '-' : extraEntries.map(([k, v]) => `${field(k)}=${field(v)}`).join(',');
   const flags: string[] = [];
   if (worker.secure) flags.push('secure');
   for (const [key, value] of Object.entries(worker.options)) {

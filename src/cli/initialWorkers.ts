@@ -1,4 +1,19 @@
-import { asyncScheduler, combineLatest, defer, filter, last, map, merge, mergeMap, scan, startWith, take, takeWhile, throwError, timer } from 'rxjs';
+import {
+  asyncScheduler,
+  combineLatest,
+  defer,
+  filter,
+  last,
+  map,
+  merge,
+  mergeMap,
+  scan,
+  startWith,
+  take,
+  takeWhile,
+  throwError,
+  timer,
+} from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { Discovery, DiscoveryDiagnostic } from '../discovery/types.js';
 import type { DiscoveryEvent, DiscoveryItem } from '../events/types.js';

@@ -19,7 +19,9 @@ function readKeyFiles(values: CliValues): (string | Buffer)[] {
     try {
       const { mode } = statSync(path);
       if ((mode & 0o077) !== 0) {
-        throw new UsageError(`${where}: readable by other users (mode ${(mode & 0o777).toString(8)}); run chmod 600 ${path}`);
+        throw new UsageError(
+          `${where}: readable by other users (mode ${(mode & 0o777).toString(8)}); run chmod 600 ${path}`,
+        );
       }
       bytes = readFileSync(path);
     } catch (error) {
@@ -52,7 +54,8 @@ export const lanBackend: CliBackend = Object.freeze({
     'advertise-host': {
       type: 'string',
       valueName: 'HOST',
-      description: "Address peers should connect to (default: the worker's host; a wildcard bind uses the default-route address)",
+      description:
+        "Address peers should connect to (default: the worker's host; a wildcard bind uses the default-route address)",
       commands: ['publish', 'relay'],
     },
     'no-probe': {

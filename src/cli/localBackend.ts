@@ -45,9 +45,6 @@ export const localBackend: CliBackend = Object.freeze<CliBackend>({
     const poll = flagValues.integer(values, 'poll-interval', 0);
     const pollInterval: number | false | undefined = poll === 0 ? false : poll;
     const { localDiscovery } = await import('../backends/local/index.js');
-    return localDiscovery(
-      namespace,
-      defined({ capacity, blockSize, lockTimeout, pollInterval }),
-    );
+    return localDiscovery(namespace, defined({ capacity, blockSize, lockTimeout, pollInterval }));
   },
 });

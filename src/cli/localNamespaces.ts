@@ -24,7 +24,12 @@ export function localNamespaces(tmp: string = tmpdir()): string[] | undefined {
     return readdirSync(dir)
       .filter((entry) => entry.startsWith('wool-'))
       .map((entry) => entry.slice('wool-'.length))
-      .filter((name) => name !== '' && shm.has(shortHash(name)) && statSync(join(dir, `wool-${name}`), { throwIfNoEntry: false })?.isDirectory() === true)
+      .filter(
+        (name) =>
+          name !== '' &&
+          shm.has(shortHash(name)) &&
+          statSync(join(dir, `wool-${name}`), { throwIfNoEntry: false })?.isDirectory() === true,
+      )
       .sort();
   } catch {
     return undefined;

@@ -13,7 +13,6 @@ export interface CliRegistry {
   readonly backends: Readonly<Record<string, CliBackend>>;
 }
 
-
 function toParseArgsOptions(flags: CliFlags): NonNullable<ParseArgsConfig['options']> {
   const options: NonNullable<ParseArgsConfig['options']> = {};
   for (const [name, flag] of Object.entries(flags)) {
@@ -46,7 +45,8 @@ function parseArgsMessage(error: unknown, flags: CliFlags): string {
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted !== undefined) {
     const long = /--([\w-]+)/.exec(quoted)?.[1];
     const short = /^-(\w)/.exec(quoted)?.[1];
-    const name = long ?? Object.entries(flags).find(([, flag]) => flag.short === short)?.[0] ?? quoted.replace(/^-+/, '');
+    const name =
+      long ?? Object.entries(flags).find(([, flag]) => flag.short === short)?.[0] ?? quoted.replace(/^-+/, '');
     const flag = flags[name];
     if (/does not take an argument/.test(error.message)) return `--${name} takes no value`;
     const value = flag?.valueName ?? 'VALUE';
@@ -104,13 +104,17 @@ export function parseCommandLine(
     if (rest.length === 0) return { kind: 'help' };
     const name = rest[0] ?? '';
     if (rest.length > 1 || !has(registry.commands, name)) {
-      throw new UsageError(`unknown command ${JSON.stringify(rest.join(' '))}${rest.length > 1 ? '' : suggestion(name, Object.keys(registry.commands))}`);
+      throw new UsageError(
+        `unknown command ${JSON.stringify(rest.join(' '))}${rest.length > 1 ? '' : suggestion(name, Object.keys(registry.commands))}`,
+      );
     }
     return { kind: 'help', command: registry.commands[name] as CliCommand };
   }
   if (first.startsWith('-')) throw new UsageError(`expected a command before ${JSON.stringify(first)}`);
   if (!has(registry.commands, first)) {
-    throw new UsageError(`unknown command ${JSON.stringify(first)}${suggestion(first, Object.keys(registry.commands))}`);
+    throw new UsageError(
+      `unknown command ${JSON.stringify(first)}${suggestion(first, Object.keys(registry.commands))}`,
+    );
   }
   const command = registry.commands[first] as CliCommand;
 
@@ -139,7 +143,9 @@ export function parseCommandLine(
     throw new UsageError(parseArgsMessage(error, allFlags), command);
   }
   if (values['help'] === true) {
-    const named = (command.backendFlags ?? ['backend']).map((flag) => values[flag]).filter((name): name is string => typeof name === 'string' && has(registry.backends, name));
+    const named = (command.backendFlags ?? ['backend'])
+      .map((flag) => values[flag])
+      .filter((name): name is string => typeof name === 'string' && has(registry.backends, name));
     return named.length === 0 ? { kind: 'help', command } : { kind: 'help', command, backends: [...new Set(named)] };
   }
 
@@ -148,17 +154,24 @@ export function parseCommandLine(
   if (command.backendFlags === undefined) {
     const name = typeof values['backend'] === 'string' ? values['backend'] : DEFAULT_BACKEND;
     if (!has(registry.backends, name)) {
-      throw new UsageError(`unknown backend ${JSON.stringify(name)}${suggestion(name, Object.keys(registry.backends)) || ` (known: ${known})`}`, command);
+      throw new UsageError(
+        `unknown backend ${JSON.stringify(name)}${suggestion(name, Object.keys(registry.backends)) || ` (known: ${known})`}`,
+        command,
+      );
     }
     chosen.push(name);
   } else {
     const picks = command.backendFlags.map((flag) => `--${flag}`).join(' and ');
-    if (values['backend'] !== undefined) throw new UsageError(`--backend does not apply to ${command.name}; name the backends with ${picks}`, command);
+    if (values['backend'] !== undefined)
+      throw new UsageError(`--backend does not apply to ${command.name}; name the backends with ${picks}`, command);
     for (const flag of command.backendFlags) {
       const name = values[flag];
       if (typeof name !== 'string') throw new UsageError(`missing --${flag} (one of ${known})`, command);
       if (!has(registry.backends, name)) {
-        throw new UsageError(`unknown backend ${JSON.stringify(name)} for --${flag}${suggestion(name, Object.keys(registry.backends)) || ` (known: ${known})`}`, command);
+        throw new UsageError(
+          `unknown backend ${JSON.stringify(name)} for --${flag}${suggestion(name, Object.keys(registry.backends)) || ` (known: ${known})`}`,
+          command,
+        );
       }
       if (!chosen.includes(name)) chosen.push(name);
     }
@@ -166,7 +179,10 @@ export function parseCommandLine(
   const backendName = chosen[0] as string;
   const backend = registry.backends[backendName] as CliBackend;
   for (const [flagName, owner] of backendFlagOwner) {
-    if (values[flagName] !== undefined && !chosen.some((name) => has((registry.backends[name] as CliBackend).flags, flagName))) {
+    if (
+      values[flagName] !== undefined &&
+      !chosen.some((name) => has((registry.backends[name] as CliBackend).flags, flagName))
+    ) {
       const picks = command.backendFlags?.map((flag) => `--${flag}`).join(' nor ');
       throw new UsageError(
         picks === undefined

@@ -7,7 +7,9 @@ import type { CliCommand, CliFlags } from './types.js';
 /** The flags a command's usage shows: not the hidden ones, nor those meant for other commands. */
 function shownFlags(flags: CliFlags, command: CliCommand): CliFlags {
   return Object.fromEntries(
-    Object.entries(flags).filter(([, flag]) => flag.hidden !== true && (flag.commands === undefined || flag.commands.includes(command.name))),
+    Object.entries(flags).filter(
+      ([, flag]) => flag.hidden !== true && (flag.commands === undefined || flag.commands.includes(command.name)),
+    ),
   );
 }
 
@@ -91,7 +93,8 @@ export function renderUsage(
       ...table([...flagRows(shownFlags(command.flags, command)), ...flagRows(commonFlagsOf(command))]),
     );
     // The options of the backends the command line names (local by default); the others are named.
-    const chosen = backends ?? (command.backendFlags === undefined && DEFAULT_BACKEND in registry.backends ? [DEFAULT_BACKEND] : []);
+    const chosen =
+      backends ?? (command.backendFlags === undefined && DEFAULT_BACKEND in registry.backends ? [DEFAULT_BACKEND] : []);
     const others: string[] = [];
     for (const [name, backend] of Object.entries(registry.backends)) {
       // A flag the command declares itself is the command's, not the backend's.
@@ -119,6 +122,9 @@ export function renderUsage(
       lines.push('', `${which}: ${example}`);
     }
   }
-  lines.push('', 'Exit status: 0 on success or interruption (SIGINT/SIGTERM/SIGHUP), 1 on failure, 2 on bad arguments.');
+  lines.push(
+    '',
+    'Exit status: 0 on success or interruption (SIGINT/SIGTERM/SIGHUP), 1 on failure, 2 on bad arguments.',
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -113,7 +113,8 @@ export async function runCli(argv: readonly string[], io: CliIo, registry?: CliR
       discovery: () => create(backend, namespace),
       discoveryOf: (name: string, ns: string, flags?: CliValues) => {
         const named = (registry ?? { backends: defaultBackends }).backends[name];
-        if (named === undefined) return Promise.reject(new UsageError(`unknown backend ${JSON.stringify(name)}`, command));
+        if (named === undefined)
+          return Promise.reject(new UsageError(`unknown backend ${JSON.stringify(name)}`, command));
         return create(named, ns, flags);
       },
     });

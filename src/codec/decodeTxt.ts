@@ -54,7 +54,9 @@ function toExtra(text: string | null): Map<string, string> {
   // JSON.parse makes "__proto__" an own data property; Object.entries sees it.
   for (const [key, value] of Object.entries(parsed)) {
     if (typeof value !== 'string') {
-      throw new WorkerDecodeError(`Invalid TXT extra: ${describeValue(text)} (value of ${JSON.stringify(key)} is not a string)`);
+      throw new WorkerDecodeError(
+        `Invalid TXT extra: ${describeValue(text)} (value of ${JSON.stringify(key)} is not a string)`,
+      );
     }
     extra.set(key, value);
   }
@@ -88,7 +90,10 @@ function toExtra(text: string | null): Map<string, string> {
  * shape, `secure` other than `true`/`false`, bytes that are not UTF-8, or an
  * invalid uid/address/pid (the `workerInfo` TypeError as `cause`).
  */
-export function decodeTxt(txt: Readonly<Record<string, TxtValue>>, where: { uid: string; address: string }): WorkerInfo {
+export function decodeTxt(
+  txt: Readonly<Record<string, TxtValue>>,
+  where: { uid: string; address: string },
+): WorkerInfo {
   if (txt === null || typeof txt !== 'object') {
     throw new WorkerDecodeError(`Invalid TXT record: ${describeValue(txt)} (expected an object)`);
   }

@@ -75,7 +75,9 @@ function toOptions(connection: woolrx.ChannelOptions | null | undefined): Channe
  */
 export function decodeWorker(bytes: Uint8Array): WorkerInfo {
   if (!(bytes instanceof Uint8Array)) {
-    throw new WorkerDecodeError(`Cannot decode worker metadata from ${Object.prototype.toString.call(bytes)}: expected a Uint8Array`);
+    throw new WorkerDecodeError(
+      `Cannot decode worker metadata from ${Object.prototype.toString.call(bytes)}: expected a Uint8Array`,
+    );
   }
   let message: woolrx.WorkerMetadata;
   try {
@@ -107,9 +109,8 @@ export function decodeWorker(bytes: Uint8Array): WorkerInfo {
     const { uid, address, pid, version, tags, extra, secure } = fields;
     return workerInfo({ uid, address, pid, version, tags, extra, secure, options });
   } catch (cause) {
-    throw new WorkerDecodeError(
-      `Invalid worker metadata: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause },
-    );
+    throw new WorkerDecodeError(`Invalid worker metadata: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
   }
 }

@@ -11,7 +11,9 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 
 function checkText(field: string, value: string): void {
   if (LONE_SURROGATE.test(value)) {
-    throw new TypeError(`Cannot encode worker ${field}: ${describeValue(value)} (lone UTF-16 surrogate, not valid Unicode)`);
+    throw new TypeError(
+      `Cannot encode worker ${field}: ${describeValue(value)} (lone UTF-16 surrogate, not valid Unicode)`,
+    );
   }
 }
 

@@ -31,7 +31,10 @@ function checkFilter(filter: unknown): void {
  * @param diagnostics The diagnostics stream to expose.
  * @returns A frozen reader.
  */
-export function discoveryReader(raw: Observable<DiscoveryItem>, diagnostics: Observable<DiscoveryDiagnostic>): DiscoveryReader {
+export function discoveryReader(
+  raw: Observable<DiscoveryItem>,
+  diagnostics: Observable<DiscoveryDiagnostic>,
+): DiscoveryReader {
   const watch = (predicate: WorkerPredicate | undefined): Observable<DiscoveryItem> => {
     checkFilter(predicate);
     if (predicate === undefined) return raw;

@@ -97,13 +97,18 @@ export function readOptions(factory: string, options: unknown, known: readonly s
     integer(name, fallback, min, max) {
       const value = record[name];
       if (value === undefined) return fallback;
-      const ok = typeof value === 'number' && (Number.isInteger(value) || value === Infinity) && value >= min && value <= max;
+      const ok =
+        typeof value === 'number' && (Number.isInteger(value) || value === Infinity) && value >= min && value <= max;
       return ok ? value : fail(name, `an integer ${range(min, max)}`, value);
     },
     number(name, fallback, min, max, exclusiveMin = false) {
       const value = record[name];
       if (value === undefined) return fallback;
-      const ok = typeof value === 'number' && !Number.isNaN(value) && (exclusiveMin ? value > min : value >= min) && value <= max;
+      const ok =
+        typeof value === 'number' &&
+        !Number.isNaN(value) &&
+        (exclusiveMin ? value > min : value >= min) &&
+        value <= max;
       if (ok) return value;
       const lower = exclusiveMin ? `above ${min}` : `at least ${min}`;
       return fail(name, max === Infinity ? `a number ${lower}` : `a number ${lower} and at most ${max}`, value);
@@ -150,7 +155,9 @@ export function readNamespace(factory: string, namespace: unknown = 'default'): 
     throw new TypeError(`${factory}: namespace must be a non-empty string, got ${describeValue(namespace)}`);
   }
   if (namespace.includes('/') || namespace.includes('..') || namespace.includes('\0')) {
-    throw new TypeError(`${factory}: namespace must be a non-empty string without "/", ".." or NUL, got ${describeValue(namespace)}`);
+    throw new TypeError(
+      `${factory}: namespace must be a non-empty string without "/", ".." or NUL, got ${describeValue(namespace)}`,
+    );
   }
   const bytes = new TextEncoder().encode(namespace).length;
   if (bytes > MAX_NAMESPACE_BYTES) {

@@ -25,7 +25,8 @@ export class MissingDependencyError extends WoolrxError {
    */
   constructor(packageName: string, entry: string, installed: boolean, options?: ErrorOptions) {
     const cause: unknown = options?.cause;
-    const reason = cause instanceof Error ? cause.message.split('\n')[0] : typeof cause === 'string' ? cause : 'it failed to load';
+    const reason =
+      cause instanceof Error ? cause.message.split('\n')[0] : typeof cause === 'string' ? cause : 'it failed to load';
     super(
       'WOOLRX_MISSING_DEPENDENCY',
       installed

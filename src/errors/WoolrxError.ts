@@ -25,7 +25,11 @@ export class WoolrxError extends Error {
     this.name = new.target.name;
     this.code = code;
     const names: string[] = [];
-    for (let type: unknown = new.target; typeof type === 'function' && type !== Error; type = Object.getPrototypeOf(type)) {
+    for (
+      let type: unknown = new.target;
+      typeof type === 'function' && type !== Error;
+      type = Object.getPrototypeOf(type)
+    ) {
       names.push((type as { name: string }).name);
     }
     Object.defineProperty(this, CLASS_NAMES, { value: Object.freeze(names) });

@@ -11,7 +11,9 @@ const RESYNC = 4;
 
 function mismatch(uid: unknown, worker: unknown): TypeError {
   const actual =
-    worker !== null && typeof worker === 'object' ? describeValue((worker as { uid?: unknown }).uid) : describeValue(worker);
+    worker !== null && typeof worker === 'object'
+      ? describeValue((worker as { uid?: unknown }).uid)
+      : describeValue(worker);
   return new TypeError(`snapshot key ${describeValue(uid)} does not match its worker's uid ${actual}`);
 }
 

@@ -59,7 +59,13 @@ function canonicalExtra(extra: Record<string, unknown>): boolean {
  */
 export function ownedWorkerInfo(init: OwnedWorkerInit): WorkerInfo {
   const { tags, extra } = init;
-  if (!Array.isArray(tags) || !canonicalTags(tags) || extra === null || typeof extra !== 'object' || !canonicalExtra(extra)) {
+  if (
+    !Array.isArray(tags) ||
+    !canonicalTags(tags) ||
+    extra === null ||
+    typeof extra !== 'object' ||
+    !canonicalExtra(extra)
+  ) {
     return workerInfo(init);
   }
   // The scalar fields' rules are workerInfo's own (one place): the same checks, the same errors.

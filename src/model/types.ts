@@ -69,10 +69,7 @@ export interface WorkerInfoInit {
   readonly tags?: Iterable<string> | undefined;
   /** Free key/value metadata: a plain object, a `Map` or `[key, value]` pairs. Default none. */
   readonly extra?:
-    | Readonly<Record<string, string>>
-    | ReadonlyMap<string, string>
-    | Iterable<readonly [string, string]>
-    | undefined;
+    Readonly<Record<string, string>> | ReadonlyMap<string, string> | Iterable<readonly [string, string]> | undefined;
   /** The worker requires TLS/mTLS. Default `false`. */
   readonly secure?: boolean | undefined;
   /** Transport settings, laid over {@link DEFAULT_CHANNEL_OPTIONS}. */

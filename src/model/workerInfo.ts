@@ -30,7 +30,7 @@ function checkKeys(init: object): void {
 
 function toTags(tags: WorkerInfoInit['tags']): readonly string[] {
   if (tags === undefined) return Object.freeze([]);
-  if (typeof tags === 'string' || tags === null || typeof (tags)[Symbol.iterator] !== 'function') {
+  if (typeof tags === 'string' || tags === null || typeof tags[Symbol.iterator] !== 'function') {
     fail('tags', tags, 'an iterable of strings');
   }
   const set = new Set<string>();
@@ -89,7 +89,6 @@ function toOptions(options: WorkerInfoInit['options']): ChannelOptions {
   }
   return Object.freeze(merged as unknown as ChannelOptions);
 }
-
 
 /**
  * Builds a validated, immutable {@link WorkerInfo}.

@@ -3,7 +3,6 @@ import { eventWorker } from './eventWorker.js';
 import type { DiscoveryEvent } from '../events/types.js';
 import { describeValue } from '../model/describeValue.js';
 
-
 /**
  * The state of one {@link expireWorkers} subscription: a lease per worker,
  * renewed by every sighting. Time is passed in (`now`), so the book itself is

@@ -197,9 +197,7 @@ export class PredicatedQueue<T> {
     if (this.#status !== 'open') return Promise.reject(this.#closedError());
     const signal = options.signal;
     if (signal !== undefined && !isAbortSignal(signal)) {
-      return Promise.reject(
-        new TypeError(`put: signal must be an AbortSignal, got ${describeValue(signal)}`),
-      );
+      return Promise.reject(new TypeError(`put: signal must be an AbortSignal, got ${describeValue(signal)}`));
     }
     return new Promise<void>((resolve, reject) => {
       const abort = (): void => {
@@ -483,9 +481,7 @@ export class PredicatedQueue<T> {
   }
 
   #closedError(): QueueClosedError {
-    return this.#status === 'errored'
-      ? new QueueClosedError({ cause: this.#error })
-      : new QueueClosedError();
+    return this.#status === 'errored' ? new QueueClosedError({ cause: this.#error }) : new QueueClosedError();
   }
 }
 
@@ -509,7 +505,5 @@ function checkMaxSize(options: unknown): number {
   if (maxSize === Infinity || (Number.isSafeInteger(maxSize) && (maxSize as number) > 0)) {
     return maxSize as number;
   }
-  throw new TypeError(
-    `PredicatedQueue: maxSize must be a positive integer or Infinity, got ${describeValue(maxSize)}`,
-  );
+  throw new TypeError(`PredicatedQueue: maxSize must be a positive integer or Infinity, got ${describeValue(maxSize)}`);
 }

@@ -48,7 +48,9 @@ export class SnapshotBatch {
       case 'worker-added':
       case 'worker-updated':
         changed =
-          (predicate === undefined || Boolean(predicate(worker)) ? this.#ledger.put(worker) : this.#ledger.drop(uid)) !== undefined;
+          (predicate === undefined || Boolean(predicate(worker))
+            ? this.#ledger.put(worker)
+            : this.#ledger.drop(uid)) !== undefined;
         break;
       case 'worker-dropped':
         changed = this.#ledger.drop(uid) !== undefined;

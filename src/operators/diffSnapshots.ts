@@ -31,7 +31,9 @@ function describeSnapshot(value: unknown): string {
  */
 export function diffSnapshotsStep(ledger: WorkerLedger, snapshot: WorkerSnapshot): DiscoveryEvent[] {
   if (!isMap(snapshot)) {
-    throw new TypeError(`diffSnapshots: snapshot must be a Map of uid to WorkerInfo, got ${describeSnapshot(snapshot)}`);
+    throw new TypeError(
+      `diffSnapshots: snapshot must be a Map of uid to WorkerInfo, got ${describeSnapshot(snapshot)}`,
+    );
   }
   try {
     return ledger.reconcile(snapshot);

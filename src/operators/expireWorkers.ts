@@ -84,7 +84,9 @@ export function expireWorkers(
   scheduler: SchedulerLike = asyncScheduler,
 ): MonoTypeOperatorFunction<DiscoveryEvent> {
   if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0) {
-    throw new TypeError(`expireWorkers: ttl must be a finite positive number of milliseconds, got ${typeof ttl === 'number' ? String(ttl) : describeValue(ttl)}`);
+    throw new TypeError(
+      `expireWorkers: ttl must be a finite positive number of milliseconds, got ${typeof ttl === 'number' ? String(ttl) : describeValue(ttl)}`,
+    );
   }
   if (
     scheduler === null ||
@@ -135,11 +137,14 @@ export function expireWorkers(
  */
 function sweeps(book: LeaseBook, scheduler: SchedulerLike): Observable<number> {
   return new Observable<number>((subscriber) =>
-    scheduler.schedule(function (this: SchedulerAction<undefined>) {
-      subscriber.next(scheduler.now());
-      const delay = book.delay(scheduler.now());
-      if (delay === undefined) subscriber.complete();
-      else if (!subscriber.closed) this.schedule(undefined, delay);
-    }, book.delay(scheduler.now()) ?? 0),
+    scheduler.schedule(
+      function (this: SchedulerAction<undefined>) {
+        subscriber.next(scheduler.now());
+        const delay = book.delay(scheduler.now());
+        if (delay === undefined) subscriber.complete();
+        else if (!subscriber.closed) this.schedule(undefined, delay);
+      },
+      book.delay(scheduler.now()) ?? 0,
+    ),
   );
 }

@@ -148,7 +148,11 @@ interface Holder {
  * @throws {TypeError} When `events$` is not an Observable.
  */
 export function leaseWorkers(events$: Observable<DiscoveryItem>): WorkerLeases {
-  if (events$ === null || typeof events$ !== 'object' || typeof (events$ as Partial<Observable<unknown>>).subscribe !== 'function') {
+  if (
+    events$ === null ||
+    typeof events$ !== 'object' ||
+    typeof (events$ as Partial<Observable<unknown>>).subscribe !== 'function'
+  ) {
     throw new TypeError(`leaseWorkers: events$ must be an Observable of worker events, got ${describeValue(events$)}`);
   }
   const queue = new PredicatedQueue<WorkerInfo>();
@@ -199,7 +203,12 @@ export function leaseWorkers(events$: Observable<DiscoveryItem>): WorkerLeases {
         try {
           passes = Boolean(holder.predicate(worker));
         } catch (error) {
-          lose(holder, new LeaseLostError(uid, 'updated', `the predicate threw on its update: ${messageOf(error)}`, { cause: error }));
+          lose(
+            holder,
+            new LeaseLostError(uid, 'updated', `the predicate threw on its update: ${messageOf(error)}`, {
+              cause: error,
+            }),
+          );
           return;
         }
         if (!passes) lose(holder, new LeaseLostError(uid, 'updated', 'its update no longer passes the predicate'));
@@ -256,10 +265,14 @@ export function leaseWorkers(events$: Observable<DiscoveryItem>): WorkerLeases {
 
   const acquire = (predicate: WorkerPredicate = any, options: AcquireOptions = {}): Promise<WorkerLease> => {
     if (typeof predicate !== 'function') {
-      return Promise.reject(new TypeError(`leaseWorkers: predicate must be a function, got ${describeValue(predicate)}`));
+      return Promise.reject(
+        new TypeError(`leaseWorkers: predicate must be a function, got ${describeValue(predicate)}`),
+      );
     }
     if (options === null || typeof options !== 'object') {
-      return Promise.reject(new TypeError(`leaseWorkers: acquire options must be an object, got ${describeValue(options)}`));
+      return Promise.reject(
+        new TypeError(`leaseWorkers: acquire options must be an object, got ${describeValue(options)}`),
+      );
     }
     const { signal } = options;
     if (signal !== undefined && !isAbortSignal(signal)) {
@@ -292,7 +305,8 @@ export function leaseWorkers(events$: Observable<DiscoveryItem>): WorkerLeases {
     });
   };
 
-  const close = (): void => end(new QueueClosedError(undefined, 'leaseWorkers: the pool was closed; no worker can be acquired'));
+  const close = (): void =>
+    end(new QueueClosedError(undefined, 'leaseWorkers: the pool was closed; no worker can be acquired'));
 
   source.add(
     events$.subscribe({
@@ -301,12 +315,23 @@ export function leaseWorkers(events$: Observable<DiscoveryItem>): WorkerLeases {
         try {
           onItem(item);
         } catch (error) {
-          end(new QueueClosedError({ cause: error }, `leaseWorkers: the worker source sent a bad event (${messageOf(error)}); no worker can be acquired`));
+          end(
+            new QueueClosedError(
+              { cause: error },
+              `leaseWorkers: the worker source sent a bad event (${messageOf(error)}); no worker can be acquired`,
+            ),
+          );
         }
       },
       error: (error: unknown) =>
-        end(new QueueClosedError({ cause: error }, `leaseWorkers: the worker source failed (${messageOf(error)}); no worker can be acquired`)),
-      complete: () => end(new QueueClosedError(undefined, 'leaseWorkers: the worker source completed; no worker can be acquired')),
+        end(
+          new QueueClosedError(
+            { cause: error },
+            `leaseWorkers: the worker source failed (${messageOf(error)}); no worker can be acquired`,
+          ),
+        ),
+      complete: () =>
+        end(new QueueClosedError(undefined, 'leaseWorkers: the worker source completed; no worker can be acquired')),
     }),
   );
 

@@ -11,7 +11,10 @@ import { defer, filter, map, type OperatorFunction } from 'rxjs';
  * @param step What to emit for one value, given the state (which it may update).
  * @returns The operator.
  */
-export function stepOperator<T, R, S>(init: () => S, step: (state: S, value: T) => R | undefined): OperatorFunction<T, R> {
+export function stepOperator<T, R, S>(
+  init: () => S,
+  step: (state: S, value: T) => R | undefined,
+): OperatorFunction<T, R> {
   return (source) =>
     defer(() => {
       const state = init();

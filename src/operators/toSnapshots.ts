@@ -73,7 +73,9 @@ import { batchSnapshots } from './SnapshotBatch.js';
  * @returns A function that returns an Observable of {@link WorkerSnapshot}s:
  * the current workers after each batch of source events that changed them.
  */
-export function toSnapshots(scheduler: SchedulerLike = asapScheduler): OperatorFunction<DiscoveryEvent, WorkerSnapshot> {
+export function toSnapshots(
+  scheduler: SchedulerLike = asapScheduler,
+): OperatorFunction<DiscoveryEvent, WorkerSnapshot> {
   if (scheduler === null || typeof scheduler !== 'object' || typeof scheduler.schedule !== 'function') {
     throw new TypeError(`toSnapshots: scheduler must be a SchedulerLike, got ${describeValue(scheduler)}`);
   }

@@ -356,11 +356,12 @@ export class RelayRun {
     if (this.#state === 'down') return;
     const retrying = this.#state === 'retrying';
     this.#state = 'down';
-    if (!retrying) this.#out.next({
-      type: 'relay-error',
-      message: `writing to the target failed (${errorMessage(error)}); following the source and re-syncing the target when it is back`,
-      ...(code === undefined ? {} : { code }),
-    });
+    if (!retrying)
+      this.#out.next({
+        type: 'relay-error',
+        message: `writing to the target failed (${errorMessage(error)}); following the source and re-syncing the target when it is back`,
+        ...(code === undefined ? {} : { code }),
+      });
     const delay = retryDelay(this.#attempt, RETRY_FIRST_MS, RETRY_MAX_MS);
     this.#attempt++;
     this.#retryTimer?.unsubscribe();

@@ -101,10 +101,14 @@ export function relayWorkers(
 ): Observable<RelayStatus> {
   const sourceIsDiscovery = isDiscovery(source);
   if (!sourceIsDiscovery && !isObservable(source)) {
-    throw new TypeError(`relayWorkers: source must be a Discovery or an Observable of its items, got ${describeValue(source)}`);
+    throw new TypeError(
+      `relayWorkers: source must be a Discovery or an Observable of its items, got ${describeValue(source)}`,
+    );
   }
   if (!isDiscovery(target)) {
-    throw new TypeError(`relayWorkers: target must be a Discovery (memoryDiscovery, localDiscovery, lanDiscovery, etcdDiscovery), got ${describeValue(target)}`);
+    throw new TypeError(
+      `relayWorkers: target must be a Discovery (memoryDiscovery, localDiscovery, lanDiscovery, etcdDiscovery), got ${describeValue(target)}`,
+    );
   }
   const read = readOptions('relayWorkers', options, OPTIONS);
   const advertiseHost = read.check(
@@ -113,13 +117,18 @@ export function relayWorkers(
     (value): value is string => typeof value === 'string' && value.length > 0 && !/[\s/\0]/.test(value),
   );
   if (advertiseHost !== undefined && (isLoopbackHost(advertiseHost) || isWildcardHost(advertiseHost))) {
-    read.fail('advertiseHost', "this host's address on the network the target spans, not a loopback or wildcard host", advertiseHost);
+    read.fail(
+      'advertiseHost',
+      "this host's address on the network the target spans, not a loopback or wildcard host",
+      advertiseHost,
+    );
   }
   const sameHost = read.boolean('sameHost', false);
   const pid = read.check(
     'pid',
     'a non-negative 32-bit integer (process.pid)',
-    (value): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2_147_483_647,
+    (value): value is number =>
+      typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2_147_483_647,
   );
   const filter = read.check('filter', 'a function', (value): value is WorkerPredicate => typeof value === 'function');
   const id = read.check(
@@ -127,12 +136,13 @@ export function relayWorkers(
     'a non-empty string',
     (value): value is string => typeof value === 'string' && value.length > 0 && !LONE_SURROGATE.test(value),
   );
-  const scheduler = read.check(
-    'scheduler',
-    'a SchedulerLike',
-    (value): value is SchedulerLike =>
-      typeof value === 'object' && value !== null && typeof (value as SchedulerLike).schedule === 'function',
-  ) ?? asyncScheduler;
+  const scheduler =
+    read.check(
+      'scheduler',
+      'a SchedulerLike',
+      (value): value is SchedulerLike =>
+        typeof value === 'object' && value !== null && typeof (value as SchedulerLike).schedule === 'function',
+    ) ?? asyncScheduler;
 
   return new Observable<RelayStatus>((subscriber) => {
     const run = new RelayRun(subscriber, {

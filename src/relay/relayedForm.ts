@@ -25,7 +25,9 @@ export interface RelayFormSettings {
 export function relayedForm(
   worker: WorkerInfo,
   settings: RelayFormSettings,
-): { readonly worker: WorkerInfo; readonly reason?: undefined } | { readonly worker?: undefined; readonly reason: string } {
+):
+  | { readonly worker: WorkerInfo; readonly reason?: undefined }
+  | { readonly worker?: undefined; readonly reason: string } {
   const mark = worker.extra[RELAY_MARK];
   if (mark !== undefined) {
     return { reason: `it was put there by relay ${JSON.stringify(mark)} (a relay copies a worker one hop only)` };
@@ -34,7 +36,9 @@ export function relayedForm(
   if (!settings.sameHost) {
     const parsed = parseAddress(address);
     if (parsed.kind === 'unix') {
-      return { reason: `its address ${address} is a unix socket, which other hosts cannot reach (bind the worker to a TCP address)` };
+      return {
+        reason: `its address ${address} is a unix socket, which other hosts cannot reach (bind the worker to a TCP address)`,
+      };
     }
     const local = isLoopbackHost(parsed.host) ? 'loopback' : isWildcardHost(parsed.host) ? 'wildcard' : undefined;
     if (local !== undefined) {

@@ -11,6 +11,9 @@ export class MarbleMismatchError extends WoolrxError {
    * @param actual The frames seen, formatted.
    */
   constructor(expected: string, actual: string) {
-    super('WOOLRX_MARBLE_MISMATCH', `Marble mismatch.\nExpected:\n${expected || '(nothing)'}\nActual:\n${actual || '(nothing)'}`);
+    super(
+      'WOOLRX_MARBLE_MISMATCH',
+      `Marble mismatch.\nExpected:\n${expected || '(nothing)'}\nActual:\n${actual || '(nothing)'}`,
+    );
   }
 }

@@ -226,7 +226,8 @@ export class EtcdPublisher extends PublisherBase {
         for (const [uid, worker] of [...this.#owned]) {
           const outcome = await this.#restore(worker, lost, lease);
           if (outcome === 'restored') restored++;
-          else if (outcome === 'taken') this.#owned.delete(uid); // another publisher registered it meanwhile
+          else if (outcome === 'taken')
+            this.#owned.delete(uid); // another publisher registered it meanwhile
           else busy ??= uid;
         }
         if (busy === undefined) {
@@ -271,7 +272,11 @@ export class EtcdPublisher extends PublisherBase {
           ? { key, target: CompareTarget.Version, result: CompareResult.Equal, version: 0 }
           : { key, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: current.mod_revision };
       const value = current === undefined ? Buffer.from(encodeWorker(worker)) : current.value;
-      const result = await client.kv.txn({ compare: [compare], success: [{ request_put: { key, value, lease } }], failure: [] });
+      const result = await client.kv.txn({
+        compare: [compare],
+        success: [{ request_put: { key, value, lease } }],
+        failure: [],
+      });
       if (result.succeeded) return 'restored';
     }
     return 'busy';

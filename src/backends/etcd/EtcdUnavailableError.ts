@@ -2,7 +2,8 @@ import { WoolrxError } from '../../errors/WoolrxError.js';
 
 function rootMessage(error: unknown): string {
   let current = error;
-  for (let depth = 0; depth < 8 && current instanceof Error && current.cause !== undefined; depth += 1) current = current.cause;
+  for (let depth = 0; depth < 8 && current instanceof Error && current.cause !== undefined; depth += 1)
+    current = current.cause;
   const text = current instanceof Error ? current.message : String(current);
   return (text.split('\n')[0] ?? text).replace(/\.?\s*Resolution note:\s*$/, '');
 }
@@ -23,11 +24,9 @@ export class EtcdUnavailableError extends WoolrxError {
    * @param cause etcd3's error.
    */
   constructor(endpoints: readonly string[], cause: unknown) {
-    super(
-      'WOOLRX_ETCD_UNAVAILABLE',
-      `etcd is unreachable at ${endpoints.join(', ')}: ${rootMessage(cause)}`,
-      { cause },
-    );
+    super('WOOLRX_ETCD_UNAVAILABLE', `etcd is unreachable at ${endpoints.join(', ')}: ${rootMessage(cause)}`, {
+      cause,
+    });
     this.endpoints = Object.freeze([...endpoints]);
   }
 }

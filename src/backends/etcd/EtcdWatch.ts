@@ -117,7 +117,13 @@ const RETRY_MAX_MS = 2000;
  * empty" is an invalid argument), missing permissions, a closed client.
  */
 function isFatal(error: unknown): boolean {
-  const { ClientClosedError, EtcdAuthenticationFailedError, EtcdPermissionDeniedError, GRPCInvalidArgumentError, GRPCUnauthenticatedError } = loadEtcd3();
+  const {
+    ClientClosedError,
+    EtcdAuthenticationFailedError,
+    EtcdPermissionDeniedError,
+    GRPCInvalidArgumentError,
+    GRPCUnauthenticatedError,
+  } = loadEtcd3();
   return (
     error instanceof EtcdAuthenticationFailedError ||
     error instanceof EtcdPermissionDeniedError ||
@@ -278,7 +284,11 @@ export class EtcdWatch {
     let partEnd = this.#rangeEnd;
     let nextEnds: Buffer[] = [];
     let first = true;
-    let pending: Promise<RangePage> = readRange(client, { key: this.#prefix, range_end: this.#rangeEnd, limit: FIRST_PAGE_KEYS }, this.#settings);
+    let pending: Promise<RangePage> = readRange(
+      client,
+      { key: this.#prefix, range_end: this.#rangeEnd, limit: FIRST_PAGE_KEYS },
+      this.#settings,
+    );
     for (;;) {
       const response = await pending;
       if (this.#stopped || generation !== this.#generation) return undefined;
@@ -394,7 +404,11 @@ export class EtcdWatch {
         const timer = setTimeout(() => {
           settled();
           EtcdWatch.#close(stream);
-          reject(new (loadEtcd3().GRPCDeadlineExceededError)(`etcd did not confirm the watch within ${this.#settings.requestTimeout} ms`));
+          reject(
+            new (loadEtcd3().GRPCDeadlineExceededError)(
+              `etcd did not confirm the watch within ${this.#settings.requestTimeout} ms`,
+            ),
+          );
         }, this.#settings.requestTimeout);
         // Closed before etcd confirmed it (unsubscribed, abandoned): settle
         // now, but close the stream only once etcd confirms the watch — one
@@ -537,7 +551,9 @@ export class EtcdWatch {
       const worker = decodeWorker(value);
       // The key is `<prefix><uid>`: compared as bytes, without decoding the key.
       if (!this.#keyIsOf(key, worker.uid)) {
-        throw new WorkerDecodeError(`the record describes worker ${worker.uid}, not the key's ${JSON.stringify(this.#uidOf(key))}`);
+        throw new WorkerDecodeError(
+          `the record describes worker ${worker.uid}, not the key's ${JSON.stringify(this.#uidOf(key))}`,
+        );
       }
       return worker;
     } catch (error) {

@@ -66,7 +66,9 @@ class Cursor {
       big |= BigInt(byte & 0x7f) << shift;
       if (byte < 0x80) {
         const signed = BigInt.asIntN(64, big);
-        return signed >= BigInt(Number.MIN_SAFE_INTEGER) && signed <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(signed) : signed;
+        return signed >= BigInt(Number.MIN_SAFE_INTEGER) && signed <= BigInt(Number.MAX_SAFE_INTEGER)
+          ? Number(signed)
+          : signed;
       }
     }
     return this.#fail('a varint longer than 10 bytes');

@@ -5,7 +5,14 @@ const ENDPOINT = /^(https?):\/\/([^/\s]+?)\/?$/;
 /** `host:port` or `[v6]:port`, etcdctl's form of an endpoint. */
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+(?:%[\w.-]+)?\]|[^\s/:[\]@?#]+):(\d{1,5})$/;
 const MAX_TTL = 2_000_000;
-const KNOWN = ['endpoints', 'ttl', 'prefix', 'tls', 'auth', 'requestTimeout'] as const satisfies readonly (keyof EtcdDiscoveryOptions)[];
+const KNOWN = [
+  'endpoints',
+  'ttl',
+  'prefix',
+  'tls',
+  'auth',
+  'requestTimeout',
+] as const satisfies readonly (keyof EtcdDiscoveryOptions)[];
 
 function pem(read: OptionReader, name: string, value: unknown): Buffer | undefined {
   if (value === undefined) return undefined;

@@ -44,7 +44,10 @@ export function hostBreaker(host: string, threshold = 3, cooldownMs = 1000): Hos
   const policy = {
     async execute<T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T): Promise<T> {
       if (failures >= threshold && Date.now() < openUntil) {
-        throw hostUnavailableError(`etcd endpoint ${host} is skipped for a moment after ${failures} failures`, lastFailure);
+        throw hostUnavailableError(
+          `etcd endpoint ${host} is skipped for a moment after ${failures} failures`,
+          lastFailure,
+        );
       }
       try {
         const result = await fn({ signal: new AbortController().signal });

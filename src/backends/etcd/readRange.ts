@@ -67,7 +67,8 @@ export async function readRange(client: Etcd3, request: IRangeRequest, settings:
             metadata,
             { deadline: Date.now() + settings.requestTimeout },
             (error, page) => {
-              if (error !== null || page === undefined) reject(castGrpcError(error ?? new Error('etcd sent no response')));
+              if (error !== null || page === undefined)
+                reject(castGrpcError(error ?? new Error('etcd sent no response')));
               else resolve(page);
             },
           );

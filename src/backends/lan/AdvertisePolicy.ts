@@ -58,7 +58,9 @@ export class AdvertisePolicy {
   async addressOf(worker: WorkerInfo): Promise<AdvertisedAddress> {
     const parsed = parseAddress(worker.address);
     if (parsed.kind !== 'tcp') {
-      throw new TypeError(`publish: worker ${worker.uid} has address ${describeValue(worker.address)}; a unix socket cannot be advertised on the LAN`);
+      throw new TypeError(
+        `publish: worker ${worker.uid} has address ${describeValue(worker.address)}; a unix socket cannot be advertised on the LAN`,
+      );
     }
     return { ...(await this.#hostAddresses(worker.uid, parsed.host, parsed.ipv6)), port: parsed.port };
   }
@@ -76,7 +78,10 @@ export class AdvertisePolicy {
         const address = await pending;
         if (address !== undefined) return family === 4 ? { ipv4: [address], ipv6: [] } : { ipv4: [], ipv6: [address] };
       }
-      throw new AdvertiseHostError(host, `worker ${uid} listens on a wildcard address and this host has no default route`);
+      throw new AdvertiseHostError(
+        host,
+        `worker ${uid} listens on a wildcard address and this host has no default route`,
+      );
     }
     if (isLoopbackHost(host)) {
       this.#warn(
@@ -93,7 +98,9 @@ export class AdvertisePolicy {
       const option = this.#advertiseHost;
       const host = typeof option === 'function' ? await option() : option;
       if (typeof host !== 'string' || isWildcardHost(host)) {
-        throw new TypeError(`advertiseHost returned ${describeValue(host)}: expected the address peers should use, not a wildcard`);
+        throw new TypeError(
+          `advertiseHost returned ${describeValue(host)}: expected the address peers should use, not a wildcard`,
+        );
       }
       return host;
     })();
@@ -103,13 +110,16 @@ export class AdvertisePolicy {
   /** An IP literal as itself; a host name through the resolver, once per publisher. */
   #resolve(host: string): Promise<Addresses> {
     const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-    if (isIP(bare) !== 0) return Promise.resolve(isIPv4(bare) ? { ipv4: [bare], ipv6: [] } : { ipv4: [], ipv6: [bare] });
+    if (isIP(bare) !== 0)
+      return Promise.resolve(isIPv4(bare) ? { ipv4: [bare], ipv6: [] } : { ipv4: [], ipv6: [bare] });
     let pending = this.#lookups.get(bare);
     if (pending === undefined) {
       pending = lookup(bare, { all: true }).then(
         (found) => ({
           ipv4: found.filter((entry) => entry.family === 4).map((entry) => entry.address),
-          ipv6: found.filter((entry) => entry.family === 6 && !entry.address.includes('%')).map((entry) => entry.address),
+          ipv6: found
+            .filter((entry) => entry.family === 6 && !entry.address.includes('%'))
+            .map((entry) => entry.address),
         }),
         (error: unknown) => {
           throw new AdvertiseHostError(bare, `it does not resolve (${errorMessage(error)})`, { cause: error });

@@ -99,7 +99,8 @@ export class LanPublisher extends PublisherBase {
   /** Before an answer: a new advert with a fresh signature when the current one is older than {@link RESIGN_AFTER_MS}. */
   #resign(advert: WorkerAdvert): WorkerAdvert | undefined {
     const signed = this.#signed.get(advert.uid);
-    if (this.#key === undefined || signed === undefined || Date.now() - signed.fields.time < RESIGN_AFTER_MS) return undefined;
+    if (this.#key === undefined || signed === undefined || Date.now() - signed.fields.time < RESIGN_AFTER_MS)
+      return undefined;
     return { ...advert, txt: this.#sign(this.#key, advert.uid, signed.entries, signed.fields) };
   }
 
@@ -146,9 +147,21 @@ export class LanPublisher extends PublisherBase {
     if (this.#key !== undefined && ip !== undefined) {
       // Signed for the address subscribers decode: the first IPv4, else the first IPv6.
       const address = ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
-      txt = this.#sign(this.#key, worker.uid, txt, { namespace: this.#namespace, uid: worker.uid, address, txt: encodeTxt(worker) });
+      txt = this.#sign(this.#key, worker.uid, txt, {
+        namespace: this.#namespace,
+        uid: worker.uid,
+        address,
+        txt: encodeTxt(worker),
+      });
     }
-    const { onWire } = await this.#responder.register({ serviceType: this.#serviceType, uid: worker.uid, port, ipv4, ipv6, txt });
+    const { onWire } = await this.#responder.register({
+      serviceType: this.#serviceType,
+      uid: worker.uid,
+      port,
+      ipv4,
+      ipv6,
+      txt,
+    });
     this.#onWire.push(onWire);
   }
 

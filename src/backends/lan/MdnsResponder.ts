@@ -126,7 +126,8 @@ export class MdnsResponder {
     // Looked up after the await: a name conflict may have removed it meanwhile.
     const existing = this.#registrations.get(advert.uid);
     if (existing !== undefined) {
-      if (signature === existing.signature) return { onWire: existing.announced ? Promise.resolve() : existing.whenAnnounced };
+      if (signature === existing.signature)
+        return { onWire: existing.announced ? Promise.resolve() : existing.whenAnnounced };
       existing.advert = advert;
       existing.records = records;
       existing.signature = signature;
@@ -195,8 +196,8 @@ export class MdnsResponder {
     const socket = this.#socket;
     if (socket === undefined) return;
     if (announced.length > 0 && this.#failure === undefined) {
-      await this.#send(announced.map((registration) => workerRecords(registration.advert, true))).catch((error: unknown) =>
-        this.#config.warn(`Goodbyes not sent on close: ${errorMessage(error)}`, error),
+      await this.#send(announced.map((registration) => workerRecords(registration.advert, true))).catch(
+        (error: unknown) => this.#config.warn(`Goodbyes not sent on close: ${errorMessage(error)}`, error),
       );
     }
     await socket.close();
@@ -214,7 +215,8 @@ export class MdnsResponder {
       this.#forget(registration);
       registration.settle(new LanNameConflictError(registration.uid, registration.instance));
     };
-    const authorities = (): Answer[] => registration.records.filter((record) => record.type === 'SRV' || record.type === 'TXT');
+    const authorities = (): Answer[] =>
+      registration.records.filter((record) => record.type === 'SRV' || record.type === 'TXT');
     const cancel = probeName(socket, registration.instance, authorities, {
       clear: () => {
         stop();
@@ -315,7 +317,12 @@ export class MdnsResponder {
       },
     });
     // What is already queued to go out answers this query too (RFC 6762 §6: records are not multicast twice in a row).
-    const fresh = this.#queued.size === 0 ? bundles : bundles.map((bundle) => bundle.filter((record) => !this.#queued.has(record))).filter((bundle) => bundle.length > 0);
+    const fresh =
+      this.#queued.size === 0
+        ? bundles
+        : bundles
+            .map((bundle) => bundle.filter((record) => !this.#queued.has(record)))
+            .filter((bundle) => bundle.length > 0);
     if (fresh.length === 0) return;
     this.#send(fresh).catch((error: unknown) => this.#config.warn(`Response not sent: ${errorMessage(error)}`, error));
   }

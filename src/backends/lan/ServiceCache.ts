@@ -157,7 +157,8 @@ export class ServiceCache {
           else instance.txt = undefined;
           if (isWorker(key)) goodbyes.add(key);
         } else {
-          if (record.type === 'SRV') this.#setSrv(key, instance, { port: record.data.port, target: record.data.target });
+          if (record.type === 'SRV')
+            this.#setSrv(key, instance, { port: record.data.port, target: record.data.target });
           else instance.txt = record.data;
           touched.add(key);
         }
@@ -195,9 +196,11 @@ export class ServiceCache {
     }
     for (const key of forgotten) this.delete(key);
     const targets = new Set<string>();
-    for (const instance of this.#instances.values()) if (instance.srv !== undefined) targets.add(instance.srv.target.toLowerCase());
+    for (const instance of this.#instances.values())
+      if (instance.srv !== undefined) targets.add(instance.srv.target.toLowerCase());
     for (const name of this.#hosts.keys()) if (!targets.has(name)) this.#hosts.delete(name);
-    for (const name of this.#asked.keys()) if (!this.#instances.has(name) && !targets.has(name)) this.#asked.delete(name);
+    for (const name of this.#asked.keys())
+      if (!this.#instances.has(name) && !targets.has(name)) this.#asked.delete(name);
     return forgotten;
   }
 

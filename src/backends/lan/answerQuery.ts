@@ -100,9 +100,15 @@ export function answerQuery(query: QueryPacket, zone: ResponderZone): Answer[][]
       const worker = zone.lookup(name);
       if (worker === undefined) continue;
       if (name === worker.instance) {
-        const wanted = worker.records.filter((record) => record.name === worker.instance && record.type !== 'PTR' && (any || record.type === type));
+        const wanted = worker.records.filter(
+          (record) => record.name === worker.instance && record.type !== 'PTR' && (any || record.type === type),
+        );
         if (wanted.length === 0) continue;
-        take(unknown(wanted.some((record) => record.type === 'SRV') ? [...wanted, ...worker.records.filter(isAddress)] : wanted));
+        take(
+          unknown(
+            wanted.some((record) => record.type === 'SRV') ? [...wanted, ...worker.records.filter(isAddress)] : wanted,
+          ),
+        );
       } else {
         take(unknown(worker.records.filter((record) => isAddress(record) && (any || record.type === type))));
       }

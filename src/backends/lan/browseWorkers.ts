@@ -62,7 +62,9 @@ function entryOf(entries: Record<string, Uint8Array | true>, key: string): Uint8
 
 function summary(value: unknown): string {
   if (Array.isArray(value)) {
-    return value.map((item) => (item instanceof Uint8Array ? Buffer.from(item).toString('utf8') : String(item))).join(' ');
+    return value
+      .map((item) => (item instanceof Uint8Array ? Buffer.from(item).toString('utf8') : String(item)))
+      .join(' ');
   }
   return String(value);
 }
@@ -189,7 +191,8 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
       worker = decodeTxt(entries, { uid: label, address });
     } catch (caught) {
       // decodeTxt only throws WorkerDecodeError; anything else is wrapped, never thrown from a socket callback.
-      const error = caught instanceof WorkerDecodeError ? caught : new WorkerDecodeError(String(caught), { cause: caught });
+      const error =
+        caught instanceof WorkerDecodeError ? caught : new WorkerDecodeError(String(caught), { cause: caught });
       const content = `${address} ${summary(instance.txt)}`;
       if (instance.reported !== content) {
         instance.reported = content;
@@ -205,7 +208,15 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
       return;
     }
     if (config.keys !== undefined) {
-      const authentic = authenticate(key, instance, worker, entries, cache.addressesOf(instance.srv.target), instance.srv.port, now);
+      const authentic = authenticate(
+        key,
+        instance,
+        worker,
+        entries,
+        cache.addressesOf(instance.srv.target),
+        instance.srv.port,
+        now,
+      );
       if (authentic === undefined) return;
       worker = authentic;
     }
@@ -263,7 +274,8 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
     const content = `unauthenticated ${why} ${summary(instance.txt)}`;
     if (instance.reported !== content) {
       instance.reported = content;
-      if (now - unauthenticatedBudget.since >= 60_000) unauthenticatedBudget = { since: now, left: MAX_UNAUTHENTICATED_PER_MINUTE };
+      if (now - unauthenticatedBudget.since >= 60_000)
+        unauthenticatedBudget = { since: now, left: MAX_UNAUTHENTICATED_PER_MINUTE };
       if (unauthenticatedBudget.left > 0) {
         unauthenticatedBudget.left -= 1;
         config.report({
@@ -323,7 +335,12 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
       handleResponse(packet);
       trySync(false);
     } catch (error) {
-      config.report({ kind: 'warning', namespace: config.namespace, message: `Skipped an mDNS response: ${String(error)}`, error });
+      config.report({
+        kind: 'warning',
+        namespace: config.namespace,
+        message: `Skipped an mDNS response: ${String(error)}`,
+        error,
+      });
     }
   };
   socket.mdns.on('response', onResponse);

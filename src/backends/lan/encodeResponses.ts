@@ -78,7 +78,10 @@ class ResponseWriter {
     }
     this.#room(10);
     this.#buffer.writeUInt16BE(code, this.#offset);
-    this.#buffer.writeUInt16BE(CLASS_IN | ((record as { flush?: boolean }).flush === true ? CACHE_FLUSH : 0), this.#offset + 2);
+    this.#buffer.writeUInt16BE(
+      CLASS_IN | ((record as { flush?: boolean }).flush === true ? CACHE_FLUSH : 0),
+      this.#offset + 2,
+    );
     this.#buffer.writeUInt32BE((record as { ttl?: number }).ttl ?? 0, this.#offset + 4);
     const lengthAt = this.#offset + 8;
     this.#offset += 10;

@@ -12,7 +12,17 @@ import { readSigningKeys } from './lanSigning.js';
 import { lanServiceType } from './lanServiceType.js';
 import type { AdvertiseHost, LanDiscoveryOptions } from './types.js';
 
-const OPTIONS = ['advertiseHost', 'probe', 'requeryInterval', 'expireAfter', 'syncWindow', 'interface', 'port', 'unknownUpdate', 'signingKey'] as const;
+const OPTIONS = [
+  'advertiseHost',
+  'probe',
+  'requeryInterval',
+  'expireAfter',
+  'syncWindow',
+  'interface',
+  'port',
+  'unknownUpdate',
+  'signingKey',
+] as const;
 const DEFAULT_EXPIRE_AFTER_MS = 30_000;
 const DEFAULT_REQUERY_MS = 10_000;
 const DEFAULT_SYNC_WINDOW_MS = 1_000;
@@ -91,11 +101,25 @@ export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = 
   const probe = read.boolean('probe', true);
   const unknownUpdate = read.oneOf('unknownUpdate', ['reject', 'register'], 'reject');
   const port = read.integer('port', 5353, 1, 65_535);
-  const iface = read.check('interface', 'an IPv4 address', (value): value is string => typeof value === 'string' && value.length > 0);
+  const iface = read.check(
+    'interface',
+    'an IPv4 address',
+    (value): value is string => typeof value === 'string' && value.length > 0,
+  );
   const expireAfter = read.number('expireAfter', DEFAULT_EXPIRE_AFTER_MS, 0, MAX_DELAY_MS, true);
-  const requeryInterval = read.number('requeryInterval', Math.min(DEFAULT_REQUERY_MS, expireAfter / 3), 0, MAX_DELAY_MS, true);
+  const requeryInterval = read.number(
+    'requeryInterval',
+    Math.min(DEFAULT_REQUERY_MS, expireAfter / 3),
+    0,
+    MAX_DELAY_MS,
+    true,
+  );
   if (requeryInterval >= expireAfter) {
-    read.fail('requeryInterval', `below expireAfter (${expireAfter} ms), or live workers would expire between queries`, requeryInterval);
+    read.fail(
+      'requeryInterval',
+      `below expireAfter (${expireAfter} ms), or live workers would expire between queries`,
+      requeryInterval,
+    );
   }
   const syncWindow = read.number('syncWindow', DEFAULT_SYNC_WINDOW_MS, 0, MAX_DELAY_MS, true);
   const keys = readSigningKeys(options.signingKey);
@@ -113,7 +137,12 @@ export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = 
       const expiry = sightings.pipe(expireWorkers(expireAfter)).subscribe({
         // Every drop browseWorkers makes has its reason (a goodbye, a record
         // turned malformed): one without is expireWorkers' own, an expiry.
-        next: (event) => sink.next(event.type === 'worker-dropped' && event.reason === undefined ? discoveryEvent('worker-dropped', event.worker, 'expired') : event),
+        next: (event) =>
+          sink.next(
+            event.type === 'worker-dropped' && event.reason === undefined
+              ? discoveryEvent('worker-dropped', event.worker, 'expired')
+              : event,
+          ),
         error: (error: unknown) => sink.error(error),
       });
       const browse = browseWorkers(
@@ -133,7 +162,11 @@ export function lanDiscovery(namespace?: string, options: LanDiscoveryOptions = 
       };
     },
     publisher: () =>
-      new LanPublisher(namespace, { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate, keys }, diagnostics),
+      new LanPublisher(
+        namespace,
+        { serviceType, advertiseHost, probe, interface: iface, port, unknownUpdate, keys },
+        diagnostics,
+      ),
     diagnostics,
   });
 }

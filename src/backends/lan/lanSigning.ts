@@ -134,7 +134,10 @@ function mac(key: LanKey, fields: SignedFields): Buffer {
  * @internal
  */
 export function signatureEntry(key: LanKey, fields: SignedFields): Buffer {
-  return Buffer.from(`${SIGNATURE_TXT_KEY}=${FORMAT}.${key.id}.${fields.time}.${mac(key, fields).toString('base64url')}`, 'utf8');
+  return Buffer.from(
+    `${SIGNATURE_TXT_KEY}=${FORMAT}.${key.id}.${fields.time}.${mac(key, fields).toString('base64url')}`,
+    'utf8',
+  );
 }
 
 /** Why a record does not authenticate. */
@@ -170,6 +173,7 @@ export function verifyRecord(
   const time = Number(timeText);
   const given = Buffer.from(macText, 'base64url');
   const expected = mac(key, { ...fields, time });
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'bad signature' };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'bad signature' };
   return { ok: true, time, keyId };
 }

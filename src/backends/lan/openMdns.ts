@@ -167,7 +167,10 @@ export function openMdns(
     query: (packet) => send('sending an mDNS query', (done) => mdns.query(packet, done)),
     respond: (packet) => send('sending an mDNS response', (done) => mdns.respond(packet, done)),
     // The socket multicast-dns sends on, with the group and port it sends to.
-    respondEncoded: (message) => send('sending an mDNS response', (done) => udp.send(message, 0, message.length, port, GROUP, (error) => done(error ?? null))),
+    respondEncoded: (message) =>
+      send('sending an mDNS response', (done) =>
+        udp.send(message, 0, message.length, port, GROUP, (error) => done(error ?? null)),
+      ),
     close: () => {
       if (closing !== undefined) return closing;
       closed = true;

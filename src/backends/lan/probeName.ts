@@ -27,7 +27,12 @@ export interface ProbeOutcome {
  * @param outcome Where the end of the probe is reported (at most one call, none after cancel).
  * @returns Cancels the probe.
  */
-export function probeName(socket: MdnsSocket, name: string, authorities: () => Answer[], outcome: ProbeOutcome): () => void {
+export function probeName(
+  socket: MdnsSocket,
+  name: string,
+  authorities: () => Answer[],
+  outcome: ProbeOutcome,
+): () => void {
   let sent = 0;
   let done = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -43,11 +48,13 @@ export function probeName(socket: MdnsSocket, name: string, authorities: () => A
       return;
     }
     sent++;
-    socket.query({ questions: [{ name, type: 'ANY' as RecordType }], authorities: authorities() }).catch((error: unknown) => {
-      if (done) return;
-      cancel();
-      outcome.failed(error);
-    });
+    socket
+      .query({ questions: [{ name, type: 'ANY' as RecordType }], authorities: authorities() })
+      .catch((error: unknown) => {
+        if (done) return;
+        cancel();
+        outcome.failed(error);
+      });
     timer = setTimeout(step, PROBE_INTERVAL_MS);
   };
   timer = setTimeout(step, Math.random() * PROBE_INTERVAL_MS);

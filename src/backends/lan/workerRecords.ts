@@ -46,10 +46,18 @@ export function workerRecords(advert: WorkerAdvert, ttlZero = false): Answer[] {
   const ttl = (normal: number): number => (ttlZero ? 0 : normal);
   const records: Answer[] = [
     { name: advert.serviceType, type: 'PTR', ttl: ttl(OTHER_TTL), data: instance },
-    { name: instance, type: 'SRV', ttl: ttl(HOST_TTL), flush: true, data: { port: advert.port, target: host, priority: 0, weight: 0 } },
+    {
+      name: instance,
+      type: 'SRV',
+      ttl: ttl(HOST_TTL),
+      flush: true,
+      data: { port: advert.port, target: host, priority: 0, weight: 0 },
+    },
     { name: instance, type: 'TXT', ttl: ttl(OTHER_TTL), flush: true, data: [...advert.txt] },
   ];
-  for (const address of advert.ipv4) records.push({ name: host, type: 'A', ttl: ttl(HOST_TTL), flush: true, data: address });
-  for (const address of advert.ipv6) records.push({ name: host, type: 'AAAA', ttl: ttl(HOST_TTL), flush: true, data: address });
+  for (const address of advert.ipv4)
+    records.push({ name: host, type: 'A', ttl: ttl(HOST_TTL), flush: true, data: address });
+  for (const address of advert.ipv6)
+    records.push({ name: host, type: 'AAAA', ttl: ttl(HOST_TTL), flush: true, data: address });
   return records;
 }

@@ -187,7 +187,8 @@ export class MemoryRegistry {
   }
 
   #enqueue(space: Space, event: DiscoveryEvent | undefined): void {
-    if (event !== undefined && space.watchers.size > 0) this.#queue.push({ space, event, targets: [...space.watchers] });
+    if (event !== undefined && space.watchers.size > 0)
+      this.#queue.push({ space, event, targets: [...space.watchers] });
   }
 
   // Delivers queued events in order; a nested call (a change made from

@@ -7,7 +7,4 @@ import { nodeOnlyEntry } from './nodeOnlyEntry.js';
 
 const unavailable: never = nodeOnlyEntry('woolrx/etcd');
 
-export {
-  unavailable as EtcdUnavailableError,
-  unavailable as etcdDiscovery,
-};
+export { unavailable as EtcdUnavailableError, unavailable as etcdDiscovery };

@@ -32,7 +32,9 @@ export const dashboard: CliCommand = {
   run: async (context) => {
     const { stdout, stderr, signal, values } = context;
     const discovery = await context.discovery();
-    const diagnostics = discovery.diagnostics.subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx dashboard: ${text}\n`) }));
+    const diagnostics = discovery.diagnostics.subscribe(
+      diagnosticLines({ line: (text) => stderr.write(`woolrx dashboard: ${text}\n`) }),
+    );
     try {
       const port = portOf(values);
       let server: Dashboard;
@@ -40,8 +42,15 @@ export const dashboard: CliCommand = {
         server = await startDashboard(discovery, { port });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE') throw new Error(`port ${port} is in use on 127.0.0.1; pick another with --port, or leave --port out for a free one`, { cause: error });
-        if (code === 'EACCES') throw new Error(`port ${port} needs privileges this process lacks; pick one above 1023 with --port`, { cause: error });
+        if (code === 'EADDRINUSE')
+          throw new Error(
+            `port ${port} is in use on 127.0.0.1; pick another with --port, or leave --port out for a free one`,
+            { cause: error },
+          );
+        if (code === 'EACCES')
+          throw new Error(`port ${port} needs privileges this process lacks; pick one above 1023 with --port`, {
+            cause: error,
+          });
         throw error;
       }
       try {

@@ -25,7 +25,9 @@ function listTable(workers: readonly WorkerInfo[]): string {
       .map(([key, value]) => `${safeCell(key)}=${safeCell(value)}`)
       .join(',') || '-',
   ]);
-  const widths = HEADERS.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const widths = HEADERS.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
   const line = (cells: readonly string[]): string =>
     cells
       .map((text, column) => (column === 2 ? text.padStart(widths[column] ?? 0) : text.padEnd(widths[column] ?? 0)))
@@ -74,7 +76,13 @@ export const list: CliCommand = {
     const discovery = await context.discovery();
     // A failure the backend retries is not printed: if it lasts, it is the one line list fails with.
     const diagnostics = discovery.diagnostics
-      .pipe(filter((diagnostic) => context.reachTimeout === undefined || !(diagnostic.kind === 'recovered' || (diagnostic.kind === 'warning' && diagnostic.error !== undefined))))
+      .pipe(
+        filter(
+          (diagnostic) =>
+            context.reachTimeout === undefined ||
+            !(diagnostic.kind === 'recovered' || (diagnostic.kind === 'warning' && diagnostic.error !== undefined)),
+        ),
+      )
       .subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx list: ${text}\n`) }));
     try {
       const initial = initialWorkers(discovery, { filter: tagFilter(values), timeoutMs: context.reachTimeout });
@@ -93,7 +101,9 @@ export const list: CliCommand = {
     } catch (error) {
       if (error instanceof BackendUnreachable) {
         const cause = error.failure.error ?? error;
-        stderr.write(`woolrx list: ${cliErrorMessage(cause, context.namespace)} (gave up after ${error.timeoutMs} ms)\n`);
+        stderr.write(
+          `woolrx list: ${cliErrorMessage(cause, context.namespace)} (gave up after ${error.timeoutMs} ms)\n`,
+        );
         return 1;
       }
       stderr.write(`woolrx list: ${cliErrorMessage(error, context.namespace)}\n`);
@@ -103,4 +113,3 @@ export const list: CliCommand = {
     }
   },
 };
-

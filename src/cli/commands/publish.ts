@@ -38,7 +38,9 @@ export const publish: CliCommand = {
     const { stdout, stderr, signal, values } = context;
     const worker = workerFromFlags(values, defaults());
     const discovery = await context.discovery();
-    const diagnostics = discovery.diagnostics.subscribe(diagnosticLines({ line: (text) => stderr.write(`woolrx publish: ${text}\n`) }));
+    const diagnostics = discovery.diagnostics.subscribe(
+      diagnosticLines({ line: (text) => stderr.write(`woolrx publish: ${text}\n`) }),
+    );
     const publisher = discovery.publisher();
     try {
       try {

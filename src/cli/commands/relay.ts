@@ -27,16 +27,23 @@ function validate(values: CliValues): void {
   const namespace = text(values, 'namespace');
   const toNamespace = text(values, 'to-namespace') ?? namespace;
   if (from !== undefined && from === to && namespace === toNamespace) {
-    throw new UsageError(`--from and --to are both ${from} namespace ${JSON.stringify(namespace)}: pass --to-namespace NS2, or another --to`);
+    throw new UsageError(
+      `--from and --to are both ${from} namespace ${JSON.stringify(namespace)}: pass --to-namespace NS2, or another --to`,
+    );
   }
   if (from === 'local' && to === 'local') {
     throw new UsageError(
       "--from local --to local: one host's shared memory names a worker's block by its uid, so a worker cannot be in two local namespaces at once; relay into etcd or lan",
     );
   }
-  for (const [flag, name] of [['from', from], ['to', to]] as const) {
+  for (const [flag, name] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
     if (name === 'etcd' && flagValues.list(values, 'endpoints').length === 0) {
-      throw new UsageError(`--${flag} etcd needs --endpoints URL[,URL] (the etcd cluster's client URLs, e.g. http://10.0.0.5:2379)`);
+      throw new UsageError(
+        `--${flag} etcd needs --endpoints URL[,URL] (the etcd cluster's client URLs, e.g. http://10.0.0.5:2379)`,
+      );
     }
   }
   const host = text(values, 'advertise-host');
@@ -49,7 +56,8 @@ function validate(values: CliValues): void {
 }
 
 function statusLine(status: RelayStatusUpdate, route: string): string {
-  const state = status.target === 'up' ? (status.synced ? 'target up, synced' : 'target up, syncing') : 'target DOWN, retrying';
+  const state =
+    status.target === 'up' ? (status.synced ? 'target up, synced' : 'target up, syncing') : 'target DOWN, retrying';
   const pending = status.pending === 0 ? '' : ` · ${status.pending} pending`;
   return `woolrx relay · ${route} · relayed ${status.relayed} · skipped ${status.skipped}${pending} · ${state} · Ctrl-C to stop`;
 }
@@ -65,24 +73,43 @@ function statusLine(status: RelayStatusUpdate, route: string): string {
 export const relay: CliCommand = {
   name: 'relay',
   summary: "Copy one backend's workers into another (local → etcd, local → lan, ...) until interrupted",
-  synopsis: '--from local|lan|etcd --namespace NS --to etcd|lan|local [--to-namespace NS2] [--advertise-host IP] [options]',
+  synopsis:
+    '--from local|lan|etcd --namespace NS --to etcd|lan|local [--to-namespace NS2] [--advertise-host IP] [options]',
   backendFlags: ['from', 'to'],
   flags: {
-    from: { type: 'string', valueName: 'BACKEND', description: 'Backend to copy workers from: local, lan or etcd (required)' },
-    to: { type: 'string', valueName: 'BACKEND', description: 'Backend to copy them into: etcd, lan or local (required)' },
+    from: {
+      type: 'string',
+      valueName: 'BACKEND',
+      description: 'Backend to copy workers from: local, lan or etcd (required)',
+    },
+    to: {
+      type: 'string',
+      valueName: 'BACKEND',
+      description: 'Backend to copy them into: etcd, lan or local (required)',
+    },
     'to-namespace': { type: 'string', valueName: 'NS2', description: 'Namespace in the target (default: --namespace)' },
     'advertise-host': {
       type: 'string',
       valueName: 'HOST',
-      description: "This host's address, replacing a loopback or wildcard host in relayed addresses (without it such workers are skipped)",
+      description:
+        "This host's address, replacing a loopback or wildcard host in relayed addresses (without it such workers are skipped)",
     },
-    tag: { type: 'string', multiple: true, valueName: 'TAG', description: 'Relay only workers having this tag (all of them, when repeated)' },
+    tag: {
+      type: 'string',
+      multiple: true,
+      valueName: 'TAG',
+      description: 'Relay only workers having this tag (all of them, when repeated)',
+    },
     'relay-id': {
       type: 'string',
       valueName: 'ID',
-      description: 'Name written in the relay mark of relayed workers, unique per relay (default: host name, --from, namespace, --advertise-host)',
+      description:
+        'Name written in the relay mark of relayed workers, unique per relay (default: host name, --from, namespace, --advertise-host)',
     },
-    json: { type: 'boolean', description: 'One JSON status object per line (NDJSON; the default when stdout is not a terminal)' },
+    json: {
+      type: 'boolean',
+      description: 'One JSON status object per line (NDJSON; the default when stdout is not a terminal)',
+    },
   },
   validate,
   run: async (context) => {
@@ -92,7 +119,9 @@ export const relay: CliCommand = {
     const toNamespace = text(values, 'to-namespace') ?? namespace;
     const advertiseHost = text(values, 'advertise-host');
     const tags = flagValues.list(values, 'tag');
-    const id = text(values, 'relay-id') ?? `${hostname()}:${from}/${namespace}${advertiseHost === undefined ? '' : `@${advertiseHost}`}`;
+    const id =
+      text(values, 'relay-id') ??
+      `${hostname()}:${from}/${namespace}${advertiseHost === undefined ? '' : `@${advertiseHost}`}`;
     // --advertise-host is the relay's: it rewrites addresses before the
     // target sees them, so a lan target must not also apply it to every worker.
     const backendValues: CliValues = { ...values, 'advertise-host': undefined };
@@ -136,7 +165,14 @@ export const relay: CliCommand = {
             namespace: status.side === 'source' ? namespace : toNamespace,
             message: `${status.side}: ${status.message}`,
             ...(status.uid === undefined ? {} : { uid: status.uid }),
-            ...(status.code === undefined ? {} : { error: { code: status.code, endpoints: flagValues.list(values, 'endpoints').flatMap((e) => e.split(',')) } }),
+            ...(status.code === undefined
+              ? {}
+              : {
+                  error: {
+                    code: status.code,
+                    endpoints: flagValues.list(values, 'endpoints').flatMap((e) => e.split(',')),
+                  },
+                }),
           });
           break;
       }
@@ -154,7 +190,9 @@ export const relay: CliCommand = {
         // A local target drops a worker whose pid is not alive here: tie the relayed ones to this process.
         ...(to === 'local' ? { pid: process.pid } : {}),
         ...(advertiseHost === undefined ? {} : { advertiseHost }),
-        ...(tags.length === 0 ? {} : { filter: (worker: WorkerInfo) => tags.every((tag) => worker.tags.includes(tag)) }),
+        ...(tags.length === 0
+          ? {}
+          : { filter: (worker: WorkerInfo) => tags.every((tag) => worker.tags.includes(tag)) }),
       }).pipe(
         tap(show),
         ignoreElements(),

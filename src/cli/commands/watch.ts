@@ -27,7 +27,8 @@ export const watch: CliCommand = {
   flags: {
     json: {
       type: 'boolean',
-      description: 'One JSON object per event and line (NDJSON), and {"type":"synced"} once the initial workers are out',
+      description:
+        'One JSON object per event and line (NDJSON), and {"type":"synced"} once the initial workers are out',
     },
     full: {
       type: 'boolean',
@@ -67,9 +68,11 @@ export const watch: CliCommand = {
       table !== undefined
         ? discovery.watch(filter).pipe(tap((item) => (item.type === 'synced' ? table.synced() : table.apply(item))))
         : json
-          ? discovery.watch(filter).pipe(
-              tap((item) => stdout.write(`${item.type === 'synced' ? SYNCED_LINE : formatEventJson(item, full)}\n`)),
-            )
+          ? discovery
+              .watch(filter)
+              .pipe(
+                tap((item) => stdout.write(`${item.type === 'synced' ? SYNCED_LINE : formatEventJson(item, full)}\n`)),
+              )
           : discovery.events(filter).pipe(tap((event) => stdout.write(`${formatEventText(event, now())}\n`)));
     const exitCode = output.pipe(
       ignoreElements(),

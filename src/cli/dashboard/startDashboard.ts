@@ -1,7 +1,19 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { catchError, finalize, fromEvent, interval, map, merge, mergeWith, Observable, of, takeUntil, Subscription } from 'rxjs';
+import {
+  catchError,
+  finalize,
+  fromEvent,
+  interval,
+  map,
+  merge,
+  mergeWith,
+  Observable,
+  of,
+  takeUntil,
+  Subscription,
+} from 'rxjs';
 import { errorMessage } from '../../discovery/errorMessage.js';
 import type { Discovery } from '../../discovery/types.js';
 import { diagnosticLines } from '../diagnosticLines.js';
@@ -30,7 +42,8 @@ function sendPage(response: ServerResponse): void {
   response.writeHead(200, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
-    'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+    'content-security-policy':
+      "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
     'x-content-type-options': 'nosniff',
   });
   response.end(dashboardPage);

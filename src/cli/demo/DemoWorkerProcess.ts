@@ -33,7 +33,9 @@ export class DemoWorkerProcess {
     entry: string | undefined = process.argv[1],
   ) {
     if (entry === undefined) {
-      throw new TypeError('woolrx demo: entry must be the woolrx script to run for the workers, got undefined (process.argv[1] is unset)');
+      throw new TypeError(
+        'woolrx demo: entry must be the woolrx script to run for the workers, got undefined (process.argv[1] is unset)',
+      );
     }
     this.child = spawn(
       process.execPath,

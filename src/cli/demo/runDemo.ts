@@ -120,7 +120,8 @@ export async function runDemo(context: CommandContext, settings: DemoSettings): 
     processes.push(worker);
     note(`${label} worker ${worker.spec.uid.slice(0, 8)} (pid ${worker.pid}, ${worker.spec.tags.join(',')})`);
     void worker.exited.then(({ code }) => {
-      if (code !== 0 && code !== null) note(`worker ${worker.spec.uid.slice(0, 8)} exited ${code}: ${worker.stderr.trim()}`);
+      if (code !== 0 && code !== null)
+        note(`worker ${worker.spec.uid.slice(0, 8)} exited ${code}: ${worker.stderr.trim()}`);
     });
     return worker;
   };
@@ -186,13 +187,20 @@ export async function runDemo(context: CommandContext, settings: DemoSettings): 
       ({ worker }) =>
         `  ${worker.uid.slice(0, 8)} ${worker.address} pid ${worker.pid} ${worker.version} ` +
         `tags ${worker.tags.join(',') || '-'} ` +
-        `extra ${Object.entries(worker.extra).map(([k, v]) => `${k}=${v}`).join(',') || '-'}`,
+        `extra ${
+          Object.entries(worker.extra)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(',') || '-'
+        }`,
     ),
     state.size === 0
       ? `all ${processes.length} worker processes stopped; namespace empty`
       : `${state.size} worker(s) still registered after shutdown`,
   ];
-  const text = table === undefined ? lines.map((line) => `woolrx demo: ${line}`) : [`woolrx demo: ${lines[0] ?? ''}`, ...lines.slice(1)];
+  const text =
+    table === undefined
+      ? lines.map((line) => `woolrx demo: ${line}`)
+      : [`woolrx demo: ${lines[0] ?? ''}`, ...lines.slice(1)];
   (table === undefined ? stderr : stdout).write(`${text.join('\n')}\n`);
   if (failure !== undefined) {
     stderr.write(`woolrx demo: ${failure instanceof Error ? failure.message : JSON.stringify(failure)}\n`);

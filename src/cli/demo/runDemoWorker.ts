@@ -6,7 +6,6 @@ import { packageVersion } from '../packageVersion.js';
 import type { CommandContext } from '../types.js';
 import type { DemoWorkerSpec, DemoWorkerUpdate } from './types.js';
 
-
 /**
  * One of the demo's worker processes (`woolrx demo --as-worker JSON`):
  * publishes the worker (with its own pid), prints its uid, then applies

@@ -131,7 +131,10 @@ export class LiveTable {
       width: this.terminal.columns ?? 80,
       height: this.terminal.rows,
       now: this.now(),
-      title: this.statusText === undefined ? this.options.title : `⚠ ${this.statusText}${this.options.title === undefined ? '' : ` · ${this.options.title}`}`,
+      title:
+        this.statusText === undefined
+          ? this.options.title
+          : `⚠ ${this.statusText}${this.options.title === undefined ? '' : ` · ${this.options.title}`}`,
       notes: this.notes,
       loading: this.loading,
     });

@@ -64,7 +64,9 @@ export function renderTable(state: TableState, options: RenderTableOptions): str
     cut(
       cells
         .map((text, column) =>
-          column === cells.length - 1 ? cut(text, MAX[column] ?? Infinity) : cell(text, widths[column] ?? 0, RIGHT.has(column)),
+          column === cells.length - 1
+            ? cut(text, MAX[column] ?? Infinity)
+            : cell(text, widths[column] ?? 0, RIGHT.has(column)),
         )
         .join(' ')
         .trimEnd(),
