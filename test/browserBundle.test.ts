@@ -11,7 +11,7 @@ function builtinSpy(found: string[]): Plugin {
     name: 'node-builtin-spy',
     setup(pluginBuild) {
       pluginBuild.onResolve({ filter: /.*/ }, (args) => {
-        const bare = args.path.startsWith('node:') ? args.path : args.path.split('/')[0] ?? args.path;
+        const bare = args.path.startsWith('node:') ? args.path : (args.path.split('/')[0] ?? args.path);
         if (builtins.has(args.path) || builtins.has(bare)) {
           found.push(`${args.path} (imported by ${args.importer})`);
           return { path: args.path, external: true };
@@ -50,7 +50,12 @@ describe('renderer-safe entries', () => {
   }
 
   it('the spy itself catches a built-in (the test can fail)', async () => {
-    const { found } = await bundle({ contents: "import { tmpdir } from 'os'; import 'node:fs'; export const t = tmpdir;" });
-    assert.deepEqual(found.map((f) => f.split(' ')[0]), ['os', 'node:fs']);
+    const { found } = await bundle({
+      contents: "import { tmpdir } from 'os'; import 'node:fs'; export const t = tmpdir;",
+    });
+    assert.deepEqual(
+      found.map((f) => f.split(' ')[0]),
+      ['os', 'node:fs'],
+    );
   });
 });

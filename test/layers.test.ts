@@ -25,7 +25,10 @@ describe('layers of src/ (scripts/check-layers.mjs)', () => {
       writeFileSync(join(dir, path), text);
     };
     try {
-      write('model/a.ts', "import { b } from '../operators/b.js';\n/** import { x } from '../cli/x.js'; */\nexport const a = 1;\n");
+      write(
+        'model/a.ts',
+        "import { b } from '../operators/b.js';\n/** import { x } from '../cli/x.js'; */\nexport const a = 1;\n",
+      );
       write('operators/b.ts', "import type { c } from './c.js';\nexport const b = 1;\n");
       write('operators/c.ts', "export { b } from './b.js';\nexport const c = 1;\n");
       write('backends/lan/d.ts', "const e = await import('../local/e.js');\n");
@@ -33,13 +36,16 @@ describe('layers of src/ (scripts/check-layers.mjs)', () => {
       write('backends/local/lock/f.ts', "import { e } from '../e.js';\nexport const f = e;\n");
       write('backends/etcd/g.ts', "import { f } from '../local/lock/f.js';\nexport const g = f;\n");
       const { problems } = (checkLayers as Check)(dir);
-      assert.deepEqual([...problems].sort(), [
-        'model/a.ts (model) imports operators/b.ts (operators): a higher layer',
-        'backends/lan/d.ts (backends/lan) imports backends/local/e.ts (backends/local): a peer group of the same layer',
-        'import cycle: operators/b.ts <-> operators/c.ts',
-        'backends/local/lock/f.ts (backends/local/lock) imports backends/local/e.ts (backends/local): a higher layer',
-        'backends/etcd/g.ts (backends/etcd) imports backends/local/lock/f.ts (backends/local/lock): private to backends/local',
-      ].sort());
+      assert.deepEqual(
+        [...problems].sort(),
+        [
+          'model/a.ts (model) imports operators/b.ts (operators): a higher layer',
+          'backends/lan/d.ts (backends/lan) imports backends/local/e.ts (backends/local): a peer group of the same layer',
+          'import cycle: operators/b.ts <-> operators/c.ts',
+          'backends/local/lock/f.ts (backends/local/lock) imports backends/local/e.ts (backends/local): a higher layer',
+          'backends/etcd/g.ts (backends/etcd) imports backends/local/lock/f.ts (backends/local/lock): private to backends/local',
+        ].sort(),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -21,13 +21,24 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 type Entries = (dirs: { shmDir: string; tmpDir: string }) => Set<string>;
 
 describe('the leak check of npm test', () => {
-  it('knows what is woolrx-shaped: lock folders, segments and blocks (30-character short hashes), wool-*/woolrx-* in the temp directory; not other programs\' objects', () => {
+  it("knows what is woolrx-shaped: lock folders, segments and blocks (30-character short hashes), wool-*/woolrx-* in the temp directory; not other programs' objects", () => {
     const shm = join(scratch, 'shm');
     const tmp = join(scratch, 'tmp');
     mkdirSync(shm);
     mkdirSync(tmp);
-    const ours = ['woolrx-lock-5erq9IQVk52-pI_x3nye8iM07faS2e', '5erq9IQVk52-pI_x3nye8iM07faS2e', 'fX2taOjhEws3Xt_BVzfnipvB5cO1aB'];
-    const theirs = ['pulse-shm-1234', 'psm_0a1b2c3d', '.org.chromium.Chromium.aB3dEf', 'sem.lock', '5erq9IQVk52-pI_x3nye8iM07faS2eX', 'short_hash_29_chars_aaaaaaaaa'];
+    const ours = [
+      'woolrx-lock-5erq9IQVk52-pI_x3nye8iM07faS2e',
+      '5erq9IQVk52-pI_x3nye8iM07faS2e',
+      'fX2taOjhEws3Xt_BVzfnipvB5cO1aB',
+    ];
+    const theirs = [
+      'pulse-shm-1234',
+      'psm_0a1b2c3d',
+      '.org.chromium.Chromium.aB3dEf',
+      'sem.lock',
+      '5erq9IQVk52-pI_x3nye8iM07faS2eX',
+      'short_hash_29_chars_aaaaaaaaa',
+    ];
     for (const name of [...ours, ...theirs]) writeFileSync(join(shm, name), '');
     const oursTmp = ['wool-lock-5erq9IQVk52-pI_x3nye8iM07faS2e', 'wool-my-pool', 'woolrx-etcd-cDUCMx'];
     const theirsTmp = ['tsx-0', 'systemd-private-abc', 'npm-1234', 'v8-compile-cache-0', 'woo'];
@@ -38,12 +49,18 @@ describe('the leak check of npm test', () => {
     for (const name of theirsTmp) assert.equal((isWoolrxTmp as (name: string) => boolean)(name), false, name);
 
     const before = (woolrxEntries as Entries)({ shmDir: shm, tmpDir: tmp });
-    assert.deepEqual([...before].sort(), [...ours.map((name) => join(shm, name)), ...oursTmp.map((name) => join(tmp, name))].sort());
+    assert.deepEqual(
+      [...before].sort(),
+      [...ours.map((name) => join(shm, name)), ...oursTmp.map((name) => join(tmp, name))].sort(),
+    );
     writeFileSync(join(shm, 'woolrx-lock-new'), '');
     writeFileSync(join(shm, 'pulse-shm-5678'), '');
     mkdirSync(join(tmp, 'wool-new-pool'));
     rmSync(join(shm, ours[1] ?? ''));
-    const left = (newEntries as (a: Set<string>, b: Set<string>) => string[])(before, (woolrxEntries as Entries)({ shmDir: shm, tmpDir: tmp }));
+    const left = (newEntries as (a: Set<string>, b: Set<string>) => string[])(
+      before,
+      (woolrxEntries as Entries)({ shmDir: shm, tmpDir: tmp }),
+    );
     assert.deepEqual(left, [join(shm, 'woolrx-lock-new'), join(tmp, 'wool-new-pool')]);
     assert.equal(
       (leakReport as (left: string[]) => string)(left),
@@ -56,7 +73,18 @@ describe('the leak check of npm test', () => {
     const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
     const result = spawnSync(
       'unshare',
-      ['-m', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o size=16m,mode=1777 tmpfs /dev/shm && exec "$@"', 'sh', process.execPath, 'scripts/test.mjs', file],
+      [
+        '-m',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        'mount -t tmpfs -o size=16m,mode=1777 tmpfs /dev/shm && exec "$@"',
+        'sh',
+        process.execPath,
+        'scripts/test.mjs',
+        file,
+      ],
       { cwd: repo, encoding: 'utf8', env: { ...env, TMPDIR: tmp }, timeout: 120_000 },
     );
     return { status: result.status, stdout: result.stdout, stderr: `${result.stderr}${result.error?.message ?? ''}` };
@@ -94,7 +122,10 @@ it('passes, and removes what it made', () => {
     const lines = failed.stdout.trimEnd().split('\n');
     const report = lines.findIndex((line) => line.startsWith('leak check: the run left 2 new woolrx-shaped entries'));
     assert.ok(report >= 0, failed.stdout);
-    assert.deepEqual(lines.slice(report + 1, report + 3), ['  /dev/shm/woolrx-lock-leakcheckprobe', `  ${join(tmp, 'wool-lock-leakcheckprobe')}`]);
+    assert.deepEqual(lines.slice(report + 1, report + 3), [
+      '  /dev/shm/woolrx-lock-leakcheckprobe',
+      `  ${join(tmp, 'wool-lock-leakcheckprobe')}`,
+    ]);
     assert.match(lines[report + 3] ?? '', /ℹ tests 1$/, 'the summary follows the report');
     assert.ok(lines.includes('ℹ pass 1'), 'the test itself passed');
     assert.match(lines.at(-1) ?? '', /^ℹ duration_ms /, 'the summary stays last');

@@ -42,24 +42,52 @@ describe('package', () => {
 
   it('installs light: etcd3 is an optional peer, the flock addon prebuilt inside the package, the protobuf runtime bundled', () => {
     assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['dns-packet', 'multicast-dns']);
-    assert.equal(pkg.optionalDependencies, undefined, 'nothing optional to install: the flock addon ships in prebuilds/');
+    assert.equal(
+      pkg.optionalDependencies,
+      undefined,
+      'nothing optional to install: the flock addon ships in prebuilds/',
+    );
     assert.ok(pkg.peerDependencies['etcd3'] !== undefined && pkg.peerDependenciesMeta['etcd3']?.optional === true);
   });
 
   it('packs what users need and nothing else: no source maps, no CLI declarations or CJS CLI, the docs it links', () => {
     const [packed] = JSON.parse(
-      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', env: { ...process.env, npm_config_json: 'true' } }),
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        encoding: 'utf8',
+        env: { ...process.env, npm_config_json: 'true' },
+      }),
     ) as [{ files: { path: string }[] }];
     const files = packed.files.map((file) => file.path);
     for (const needed of [
-      'LICENSE', 'README.md', 'THIRD_PARTY_NOTICES.md', 'docs/wool-wire.md', 'proto/woolrx.proto', 'dist/cli/main.js',
-      'prebuilds/linux-x64/woolrx-flock.glibc.node', 'prebuilds/linux-x64/woolrx-flock.musl.node', 'prebuilds/linux-arm64/woolrx-flock.glibc.node',
+      'LICENSE',
+      'README.md',
+      'THIRD_PARTY_NOTICES.md',
+      'docs/wool-wire.md',
+      'proto/woolrx.proto',
+      'dist/cli/main.js',
+      'prebuilds/linux-x64/woolrx-flock.glibc.node',
+      'prebuilds/linux-x64/woolrx-flock.musl.node',
+      'prebuilds/linux-arm64/woolrx-flock.glibc.node',
     ]) {
       assert.ok(files.includes(needed), `${needed} is not packed`);
     }
-    assert.deepEqual(files.filter((file) => file.endsWith('.map')), []);
-    assert.deepEqual(files.filter((file) => file.startsWith('dist/cli/') && !/^dist\/cli\/[\w-]+\.js$/.test(file)), []);
-    assert.deepEqual(files.filter((file) => !/^(dist\/|prebuilds\/linux-(?:x64|arm64)\/woolrx-flock\.(?:glibc|musl)\.node$|docs\/wool-wire\.md$|proto\/|LICENSE$|README\.md$|THIRD_PARTY_NOTICES\.md$|package\.json$)/.test(file)), []);
+    assert.deepEqual(
+      files.filter((file) => file.endsWith('.map')),
+      [],
+    );
+    assert.deepEqual(
+      files.filter((file) => file.startsWith('dist/cli/') && !/^dist\/cli\/[\w-]+\.js$/.test(file)),
+      [],
+    );
+    assert.deepEqual(
+      files.filter(
+        (file) =>
+          !/^(dist\/|prebuilds\/linux-(?:x64|arm64)\/woolrx-flock\.(?:glibc|musl)\.node$|docs\/wool-wire\.md$|proto\/|LICENSE$|README\.md$|THIRD_PARTY_NOTICES\.md$|package\.json$)/.test(
+            file,
+          ),
+      ),
+      [],
+    );
   });
 
   it('README links work on the npm page: absolute, to files that exist in the repository', () => {
@@ -73,7 +101,9 @@ describe('package', () => {
   });
 
   it('typesVersions (node10 resolution) lists every subpath of the exports map', () => {
-    const subpaths = Object.keys(pkg.exports).filter((key) => key !== '.' && key !== './package.json').map((key) => key.slice(2));
+    const subpaths = Object.keys(pkg.exports)
+      .filter((key) => key !== '.' && key !== './package.json')
+      .map((key) => key.slice(2));
     assert.deepEqual(Object.keys(pkg.typesVersions['*'] ?? {}).sort(), subpaths.sort());
     for (const subpath of subpaths) {
       const conditions = pkg.exports[`./${subpath}`];
@@ -95,17 +125,41 @@ describe('package', () => {
   }
 
   it('the core loads through the exports map from ESM and CJS with the same API', () => {
-    const esm = run(['--input-type=module', '-e', "import * as w from 'woolrx'; console.log(Object.keys(w).sort().join(','))"]);
+    const esm = run([
+      '--input-type=module',
+      '-e',
+      "import * as w from 'woolrx'; console.log(Object.keys(w).sort().join(','))",
+    ]);
     const cjs = run(['-e', "console.log(Object.keys(require('woolrx')).sort().join(','))"]);
     assert.equal(esm, cjs);
-    for (const name of ['workerInfo', 'sameWorker', 'encodeWorker', 'decodeWorker', 'encodeTxt', 'decodeTxt', 'diffSnapshots',
-      'toSnapshots', 'filterWorkers', 'predicatedTake', 'PredicatedQueue', 'shareWorkers', 'expireWorkers', 'memoryDiscovery', 'relayWorkers', 'RELAY_MARK']) {
+    for (const name of [
+      'workerInfo',
+      'sameWorker',
+      'encodeWorker',
+      'decodeWorker',
+      'encodeTxt',
+      'decodeTxt',
+      'diffSnapshots',
+      'toSnapshots',
+      'filterWorkers',
+      'predicatedTake',
+      'PredicatedQueue',
+      'shareWorkers',
+      'expireWorkers',
+      'memoryDiscovery',
+      'relayWorkers',
+      'RELAY_MARK',
+    ]) {
       assert.ok(esm.trim().split(',').includes(name), `woolrx does not export ${name}`);
     }
   });
 
   it('woolrx/testing loads from ESM and CJS', () => {
-    const esm = run(['--input-type=module', '-e', "import { testWorker } from 'woolrx/testing'; console.log(testWorker(1).uid)"]);
+    const esm = run([
+      '--input-type=module',
+      '-e',
+      "import { testWorker } from 'woolrx/testing'; console.log(testWorker(1).uid)",
+    ]);
     const cjs = run(['-e', "console.log(require('woolrx/testing').testWorker(1).uid)"]);
     assert.equal(esm.trim(), '9e3779b1-0000-4000-8000-000000000001');
     assert.equal(cjs, esm);
@@ -131,11 +185,20 @@ describe('the built entries', () => {
         const api = (await import(new URL(file, import.meta.url).href)) as Record<string, unknown>;
         for (const [name, value] of Object.entries(api)) {
           if (typeof value !== 'function' || !(value.prototype instanceof Error)) continue;
-          assert.equal((value as { name: string }).name, name, `${file}: class ${name} is named ${(value as { name: string }).name}`);
+          assert.equal(
+            (value as { name: string }).name,
+            name,
+            `${file}: class ${name} is named ${(value as { name: string }).name}`,
+          );
           checked.push(name);
         }
       }
     }
-    assert.ok(checked.includes('WoolrxError') && checked.includes('FlockUnavailableError') && checked.includes('BridgeClosedError'), checked.join(', '));
+    assert.ok(
+      checked.includes('WoolrxError') &&
+        checked.includes('FlockUnavailableError') &&
+        checked.includes('BridgeClosedError'),
+      checked.join(', '),
+    );
   });
 });

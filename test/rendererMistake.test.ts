@@ -42,10 +42,16 @@ describe('a renderer that imports a Node-only entry', () => {
       const names = Object.keys(backend).sort();
       assert.deepEqual(standInNames(name), names, `the stand-in exports every name of ${entry}`);
       // The renderer's mistake, as written: named imports, used.
-      const result = await bundle(`import { ${names.join(', ')} } from ${JSON.stringify(entry)};\nconsole.log(${names.join(', ')});`, 'browser');
+      const result = await bundle(
+        `import { ${names.join(', ')} } from ${JSON.stringify(entry)};\nconsole.log(${names.join(', ')});`,
+        'browser',
+      );
       const inputs = Object.keys(result.metafile.inputs);
       assert.ok(inputs.includes(`dist/browser/${name}.js`), inputs.join('\n'));
-      assert.deepEqual(inputs.filter((input) => input.includes('/backends/') || builtins.has(input)), []);
+      assert.deepEqual(
+        inputs.filter((input) => input.includes('/backends/') || builtins.has(input)),
+        [],
+      );
       const code = result.outputFiles[0]?.text ?? '';
       assert.throws(
         () => runInNewContext(code, {}),
@@ -69,7 +75,10 @@ describe('a renderer that imports a Node-only entry', () => {
       // and nothing of the backend (fs, os, dgram) reaches the bundle.
       const bare = await bundle(`import ${JSON.stringify(entry)};`, 'browser');
       const bareInputs = Object.keys(bare.metafile.inputs);
-      assert.deepEqual(bareInputs.filter((input) => input.includes('/backends/') || builtins.has(input)), []);
+      assert.deepEqual(
+        bareInputs.filter((input) => input.includes('/backends/') || builtins.has(input)),
+        [],
+      );
       assert.doesNotThrow(() => runInNewContext(bare.outputFiles[0]?.text ?? '', {}));
       const inputs = Object.keys((await bundle(`import ${JSON.stringify(entry)};`, 'node')).metafile.inputs);
       assert.ok(inputs.includes(`dist/${name}/index.js`), inputs.join('\n'));

@@ -11,7 +11,11 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^
 
 describe('npm start', { timeout: 120_000 }, () => {
   it('npm install prints its usual summary, not JSON (the quickstart starts with npm ci)', () => {
-    const result = spawnSync('npm', ['install', '--dry-run', '--offline', '--no-audit', '--no-fund'], { encoding: 'utf8', env, timeout: 60_000 });
+    const result = spawnSync('npm', ['install', '--dry-run', '--offline', '--no-audit', '--no-fund'], {
+      encoding: 'utf8',
+      env,
+      timeout: 60_000,
+    });
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /up to date|added \d+ package/);
     assert.doesNotMatch(result.stdout.trimStart(), /^[{[]/, 'no JSON on stdout');

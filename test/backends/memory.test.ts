@@ -40,7 +40,9 @@ function worker(version = '1', tags: string[] = []): WorkerInfo {
 }
 
 function show(events: readonly DiscoveryEvent[], names: Map<string, string>): string[] {
-  return events.map((event) => `${event.type.slice('worker-'.length)} ${names.get(event.worker.uid) ?? '?'}@${event.worker.version}`);
+  return events.map(
+    (event) => `${event.type.slice('worker-'.length)} ${names.get(event.worker.uid) ?? '?'}@${event.worker.version}`,
+  );
 }
 
 describe('memoryDiscovery', () => {
@@ -128,8 +130,12 @@ describe('memoryDiscovery', () => {
     const own = new MemoryRegistry();
     const seenDefault: DiscoveryEvent[] = [];
     const seenOwn: DiscoveryEvent[] = [];
-    const subDefault = memoryDiscovery(namespace).events().subscribe((event) => seenDefault.push(event));
-    const subOwn = memoryDiscovery(namespace, { registry: own }).events().subscribe((event) => seenOwn.push(event));
+    const subDefault = memoryDiscovery(namespace)
+      .events()
+      .subscribe((event) => seenDefault.push(event));
+    const subOwn = memoryDiscovery(namespace, { registry: own })
+      .events()
+      .subscribe((event) => seenOwn.push(event));
     const publisher = memoryDiscovery(namespace).publisher();
     const a = worker();
     await publisher.publish('worker-added', a);
@@ -270,7 +276,7 @@ describe('memoryDiscovery', () => {
       await publisher.close();
     });
 
-    it('changes made during a subscriber\'s initial burst reach it after the burst, once', async () => {
+    it("changes made during a subscriber's initial burst reach it after the burst, once", async () => {
       const registry = new MemoryRegistry();
       const discovery = memoryDiscovery('burst-reentrant', { registry });
       const publisher = discovery.publisher();

@@ -38,7 +38,10 @@ describe('bridge across worker_threads (real MessageChannel, owner in a Worker)'
     const b = record(workers$);
     await until(() => a.seen.events.length === 2 && b.seen.events.length === 2, 'the current workers');
     assert.equal(await side.active(), 2, 'one upstream subscription per subscribe');
-    const expected = [discoveryEvent('worker-added', workerInfo(init(1))), discoveryEvent('worker-added', workerInfo(init(2)))];
+    const expected = [
+      discoveryEvent('worker-added', workerInfo(init(1))),
+      discoveryEvent('worker-added', workerInfo(init(2))),
+    ];
     assert.deepEqual(a.seen.events, expected);
     assert.deepEqual(b.seen.events, expected);
     // Rebuilt as validated, frozen values on this side.
@@ -159,7 +162,11 @@ describe('bridge in one process', () => {
     source.next(event);
     assert.deepEqual(seen, [event]);
     const kinds = (posted as BridgeMessage[]).map((message) => [message.woolrxBridge, message.kind]);
-    assert.deepEqual(kinds, [['c1', 'subscribe'], ['c1', 'next'], ['c1', 'release']]);
+    assert.deepEqual(kinds, [
+      ['c1', 'subscribe'],
+      ['c1', 'next'],
+      ['c1', 'release'],
+    ]);
     const next = posted[1] as Extract<BridgeMessage, { kind: 'next' }>;
     assert.equal(Object.getPrototypeOf(next.worker), Object.prototype);
     assert.deepEqual(next.worker.tags, ['cpu']);
@@ -175,7 +182,9 @@ describe('bridge in one process', () => {
       postMessage: (message) => port2.postMessage(message),
       onmessage: null,
     };
-    port2.on('message', (data: unknown) => (onmessageOnly.onmessage as ((event: { data: unknown }) => void) | null)?.({ data }));
+    port2.on('message', (data: unknown) =>
+      (onmessageOnly.onmessage as ((event: { data: unknown }) => void) | null)?.({ data }),
+    );
     const one = new Subject<DiscoveryEvent>();
     const two = new Subject<DiscoveryEvent>();
     const exposures = [exposeWorkers(one, port1, { channel: 'one' }), exposeWorkers(two, port1, { channel: 'two' })];
@@ -201,12 +210,21 @@ describe('bridge in one process', () => {
     port1.on('message', (message: BridgeMessage) => {
       requests.push(message);
       if (message.kind === 'subscribe') {
-        port1.postMessage({ woolrxBridge: 'woolrx', kind: 'next', id: message.id, type: 'worker-added', worker: { uid: 'nope' } });
+        port1.postMessage({
+          woolrxBridge: 'woolrx',
+          kind: 'next',
+          id: message.id,
+          type: 'worker-added',
+          worker: { uid: 'nope' },
+        });
       }
     });
     await assert.rejects(firstValueFrom(workersFrom(port2)), TypeError);
     await settle();
-    assert.deepEqual(requests.map((message) => message.kind), ['subscribe', 'release']);
+    assert.deepEqual(
+      requests.map((message) => message.kind),
+      ['subscribe', 'release'],
+    );
     port1.close();
   });
 });

@@ -14,7 +14,8 @@ import { init, Owner, record, settle, until } from './ownerThread.js';
 const gpu = (worker: WorkerInfo): boolean => worker.tags.includes('gpu');
 const uid = (n: number): string => init(n).uid;
 const keys = (snapshot: WorkerSnapshot | undefined): string[] => [...(snapshot?.keys() ?? [])].sort();
-const added = (n: number, extra: Record<string, string> = {}) => discoveryEvent('worker-added', workerInfo(init(n, extra)));
+const added = (n: number, extra: Record<string, string> = {}) =>
+  discoveryEvent('worker-added', workerInfo(init(n, extra)));
 
 const owners: Owner[] = [];
 function owner(expose: 'events' | 'discovery' | 'watch' = 'discovery', fixture?: URL): Owner {
@@ -98,7 +99,11 @@ describe('discoveryFrom across worker_threads (the owner exposes a memory Discov
     // The events-only receiver on the same exposure: the owner serves it discovery.events().
     const legacy = record(workersFrom(side.port));
     await until(
-      () => gpus.seen.values.length === 2 && all.seen.values.length === 3 && gpuEvents.seen.values.length === 1 && legacy.seen.values.length === 2,
+      () =>
+        gpus.seen.values.length === 2 &&
+        all.seen.values.length === 3 &&
+        gpuEvents.seen.values.length === 1 &&
+        legacy.seen.values.length === 2,
       'the initial state',
     );
     assert.deepEqual(all.seen.values, [added(1), added(2), SYNCED]);
@@ -205,9 +210,15 @@ describe('exposeWorkers never crashes the owning process (plain JavaScript owner
     // As the issue's user subscribed: the events-only receiver on a watch() exposure.
     const events = record(workersFrom(side.port));
     const watch = record(discoveryFrom(side.port).watch());
-    await until(() => side.crash !== undefined || (events.seen.values.length === 1 && watch.seen.values.length === 2), 'the worker and synced');
+    await until(
+      () => side.crash !== undefined || (events.seen.values.length === 1 && watch.seen.values.length === 2),
+      'the worker and synced',
+    );
     assert.equal(side.crash, undefined, 'the owning thread did not crash on synced');
-    assert.deepEqual(watch.seen.values.map((item) => item.type), ['worker-added', 'synced']);
+    assert.deepEqual(
+      watch.seen.values.map((item) => item.type),
+      ['worker-added', 'synced'],
+    );
 
     const garbage: [unknown, RegExp][] = [
       [undefined, /the source emitted undefined, not a worker event or \{ type: 'synced' \}/],
@@ -244,7 +255,10 @@ describe('discoveryFrom in one process', () => {
     const reader = discoveryFrom(port1);
     assert.throws(() => reader.watch('gpu' as never), /filter must be a function, got "gpu"/);
     assert.throws(() => reader.snapshots(1 as never), TypeError);
-    assert.throws(() => exposeWorkers({ watch: 1 } as never, port1), /Invalid exposeWorkers source: .*expected a Discovery/);
+    assert.throws(
+      () => exposeWorkers({ watch: 1 } as never, port1),
+      /Invalid exposeWorkers source: .*expected a Discovery/,
+    );
     port1.close();
   });
 
@@ -260,14 +274,21 @@ describe('discoveryFrom in one process', () => {
     const source = new Subject<DiscoveryItem>();
     const exposure = exposeWorkers(source, port);
     const seen: DiscoveryItem[] = [];
-    const subscription = discoveryFrom(port).watch().subscribe((item) => seen.push(item));
+    const subscription = discoveryFrom(port)
+      .watch()
+      .subscribe((item) => seen.push(item));
     source.next(added(2));
     source.next(SYNCED);
     subscription.unsubscribe();
     assert.deepEqual(seen, [added(2), SYNCED]);
     assert.deepEqual(
       posted.map((message) => [message.kind, message.kind === 'subscribe' ? message.stream : undefined]),
-      [['subscribe', 'watch'], ['next', undefined], ['synced', undefined], ['release', undefined]],
+      [
+        ['subscribe', 'watch'],
+        ['next', undefined],
+        ['synced', undefined],
+        ['release', undefined],
+      ],
     );
     assert.equal(source.observed, false);
     assert.equal(listeners.length, 1, 'only the owner listens once nothing is subscribed');
@@ -287,10 +308,16 @@ describe('discoveryFrom in one process', () => {
       port1.postMessage({ woolrxBridge: 'woolrx', id: message.id, ...reply });
     });
     const reader = discoveryFrom(port2);
-    await assert.rejects(firstValueFrom(reader.snapshots()), (error: Error) => error instanceof TypeError && /pid/.test(error.message));
+    await assert.rejects(
+      firstValueFrom(reader.snapshots()),
+      (error: Error) => error instanceof TypeError && /pid/.test(error.message),
+    );
     await assert.rejects(firstValueFrom(reader.diagnostics), /Invalid diagnostic from the bridge: .*gossip/);
     await settle();
-    assert.deepEqual(requests.map((message) => message.kind), ['subscribe', 'release', 'subscribe', 'release']);
+    assert.deepEqual(
+      requests.map((message) => message.kind),
+      ['subscribe', 'release', 'subscribe', 'release'],
+    );
     port1.close();
   });
 

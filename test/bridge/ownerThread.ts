@@ -32,10 +32,17 @@ export class Owner {
    * @param expose What the owner exposes: its events (the default), the Discovery, or its watch() stream.
    * @param fixture The owner's module.
    */
-  constructor(expose: 'events' | 'discovery' | 'watch' = 'events', fixture = new URL('./fixtures/owner.ts', import.meta.url)) {
+  constructor(
+    expose: 'events' | 'discovery' | 'watch' = 'events',
+    fixture = new URL('./fixtures/owner.ts', import.meta.url),
+  ) {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    this.thread = new Worker(tsxBootstrap(fixture), { eval: true, workerData: { port: port2, expose }, transferList: [port2] });
+    this.thread = new Worker(tsxBootstrap(fixture), {
+      eval: true,
+      workerData: { port: port2, expose },
+      transferList: [port2],
+    });
     this.thread.on('error', (error) => {
       this.crash = error;
     });

@@ -48,7 +48,8 @@ class OnTerminal {
   async shows(text: string, timeout = 30_000): Promise<void> {
     const deadline = Date.now() + timeout;
     while (!this.screen.includes(text)) {
-      if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)}; it shows:\n${this.screen.slice(-2000)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the terminal never showed ${JSON.stringify(text)}; it shows:\n${this.screen.slice(-2000)}`);
       if (this.child.process.exitCode !== null) throw new Error(`the harness ended: ${this.child.stderr}`);
       await sleep(25);
     }
@@ -117,7 +118,12 @@ describe('woolrx on a terminal that goes away (tmux killed, window closed)', () 
     const publisher = woolrx(['publish', '-n', entry.namespace, '-a', '127.0.0.1:7002', '--uid', uid]);
     started.push(publisher);
     assert.equal(await publisher.line(), uid);
-    for (const [args, delay] of [[[], 0], [[], 500], [['--json'], 0], [['--json'], 300]] as const) {
+    for (const [args, delay] of [
+      [[], 0],
+      [[], 500],
+      [['--json'], 0],
+      [['--json'], 300],
+    ] as const) {
       const terminal = new OnTerminal(['watch', '-n', entry.namespace, ...args]);
       await terminal.shows(uid.slice(0, 8));
       await sleep(delay);
@@ -128,7 +134,7 @@ describe('woolrx on a terminal that goes away (tmux killed, window closed)', () 
     assert.deepEqual(residue(entry.namespace, entry.uids), []);
   });
 
-  it('dashboard, with a page watching: closes the page\'s subscription and its server, and exits 0', async () => {
+  it("dashboard, with a page watching: closes the page's subscription and its server, and exits 0", async () => {
     const entry = namespace('dashboard');
     const uid = randomUUID();
     entry.uids.push(uid);

@@ -35,8 +35,14 @@ describe('woolrx dashboard in headless Chromium', () => {
       headless: true,
       viewport: { width: 1100, height: 420 },
       args: [
-        '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync',
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
       ],
     });
     try {
@@ -45,15 +51,35 @@ describe('woolrx dashboard in headless Chromium', () => {
       await page.locator('#status.live').waitFor({ timeout: 15_000 });
       assert.equal(await page.locator('#namespace').textContent(), namespace);
       // How long the page has seen a worker, named as the terminal table names it (SEEN).
-      assert.deepEqual(await page.locator('thead th').allTextContents(), ['UID', 'Address', 'PID', 'Version', 'Tags', 'Extra', 'Seen', 'Last event']);
+      assert.deepEqual(await page.locator('thead th').allTextContents(), [
+        'UID',
+        'Address',
+        'PID',
+        'Version',
+        'Tags',
+        'Extra',
+        'Seen',
+        'Last event',
+      ]);
       assert.equal(await page.locator('#rows tr').count(), 0);
       // Live means synced: an empty pool says so, rather than "loading".
       assert.equal(await page.locator('#empty').textContent(), 'No workers.');
 
       const publishers = uids.map((uid, index) =>
         woolrx([
-          'publish', '-n', namespace, '--uid', uid, '-a', `127.0.0.1:${9100 + index}`,
-          '--tag', index === 0 ? 'gpu' : 'cpu', '--tag', 'pool', '--extra', `zone=z${index}<b>x</b>`,
+          'publish',
+          '-n',
+          namespace,
+          '--uid',
+          uid,
+          '-a',
+          `127.0.0.1:${9100 + index}`,
+          '--tag',
+          index === 0 ? 'gpu' : 'cpu',
+          '--tag',
+          'pool',
+          '--extra',
+          `zone=z${index}<b>x</b>`,
         ]),
       );
       children.push(...publishers);

@@ -70,7 +70,10 @@ describe('startDashboard /events', () => {
       const { text, ended } = await readEvents(dashboard.url, () => false);
       assert.equal(ended, true, 'the server ends the stream after the failure');
       assert.deepEqual(kinds(text), ['hello', 'failure']);
-      assert.match(text, /event: failure\ndata: \{"message":"localDiscovery: tmpdir \S+ is not a directory; pass an existing directory/);
+      assert.match(
+        text,
+        /event: failure\ndata: \{"message":"localDiscovery: tmpdir \S+ is not a directory; pass an existing directory/,
+      );
       assert.equal(dashboard.connections, 0);
       // Still serving.
       assert.equal((await fetch(dashboard.url)).status, 200);
@@ -103,7 +106,8 @@ describe('startDashboard /events', () => {
     const dashboard = await startDashboard(discovery, { port: 0 });
     try {
       const reading = readEvents(dashboard.url, (received) => kinds(received).length >= 5);
-      while (dashboard.connections === 0 || registry.watcherCount('pool') === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (dashboard.connections === 0 || registry.watcherCount('pool') === 0)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       await new Promise((resolve) => setTimeout(resolve, 50));
       await publisher.publish('worker-dropped', testWorker(1));
       const { text } = await reading;
@@ -128,7 +132,10 @@ describe('startDashboard /events', () => {
     const dashboard = await startDashboard(discovery, { port: 0 });
     try {
       const { text } = await readEvents(dashboard.url, (received) => received.includes('event: synced'));
-      const data = text.split('\n').filter((line) => line.startsWith('data: {"type"')).map((line) => line.slice('data: '.length));
+      const data = text
+        .split('\n')
+        .filter((line) => line.startsWith('data: {"type"'))
+        .map((line) => line.slice('data: '.length));
       assert.deepEqual(data, [formatEventJson(added(plain)), formatEventJson(added(tuned))]);
       assert.doesNotMatch(data[0] ?? '', /"options"/);
       assert.match(data[1] ?? '', /"options":\{"keepaliveTimeMs":1234\}/);
@@ -147,7 +154,12 @@ describe('startDashboard with a backend that cannot be reached', () => {
     try {
       const { text } = await readEvents(dashboard.url, (received) => received.includes('event: status'));
       assert.deepEqual(kinds(text), ['hello', 'status']);
-      assert.match(text, new RegExp(`event: status\ndata: \\{"message":"etcd unreachable at ${endpoint}, retrying; start etcd or pass --endpoints URL"\\}\n\n$`));
+      assert.match(
+        text,
+        new RegExp(
+          `event: status\ndata: \\{"message":"etcd unreachable at ${endpoint}, retrying; start etcd or pass --endpoints URL"\\}\n\n$`,
+        ),
+      );
     } finally {
       await dashboard.close();
     }
@@ -165,12 +177,25 @@ describe('woolrx dashboard --port', () => {
     stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const memory = new MemoryRegistry();
     try {
-      const code = await runCli(['dashboard', '-n', 'pool', '--port', String(port)], { stdout, stderr, signal: new AbortController().signal }, {
-        commands,
-        backends: { local: { summary: 'memory', flags: {}, create: (namespace) => memoryDiscovery(namespace, { registry: memory }) } },
-      });
+      const code = await runCli(
+        ['dashboard', '-n', 'pool', '--port', String(port)],
+        { stdout, stderr, signal: new AbortController().signal },
+        {
+          commands,
+          backends: {
+            local: {
+              summary: 'memory',
+              flags: {},
+              create: (namespace) => memoryDiscovery(namespace, { registry: memory }),
+            },
+          },
+        },
+      );
       assert.equal(code, 1);
-      assert.equal(err, `woolrx dashboard: port ${port} is in use on 127.0.0.1; pick another with --port, or leave --port out for a free one\n`);
+      assert.equal(
+        err,
+        `woolrx dashboard: port ${port} is in use on 127.0.0.1; pick another with --port, or leave --port out for a free one\n`,
+      );
     } finally {
       await new Promise((resolve) => busy.close(resolve));
     }

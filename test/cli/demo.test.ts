@@ -54,20 +54,18 @@ describe('woolrx demo', () => {
     assert.equal(added.length, 4, 'three workers and a replacement');
     assert.equal(new Set(added.map((event) => event.worker.uid)).size, 4);
     assert.ok(updated.length >= 1, 'at least one update');
-    assert.ok(updated.some((event) => event.worker.tags.includes('busy')), 'the tag change is published');
-    // Every worker is dropped exactly once: the killed one by the liveness check, the others at shutdown.
-    assert.deepEqual(
-      dropped.map((event) => event.worker.uid).sort(),
-      added.map((event) => event.worker.uid).sort(),
+    assert.ok(
+      updated.some((event) => event.worker.tags.includes('busy')),
+      'the tag change is published',
     );
+    // Every worker is dropped exactly once: the killed one by the liveness check, the others at shutdown.
+    assert.deepEqual(dropped.map((event) => event.worker.uid).sort(), added.map((event) => event.worker.uid).sort());
     const victimIndex = events.findIndex(
       (event) => event.type === 'worker-dropped' && event.worker.uid.startsWith(victimShort ?? '?'),
     );
     assert.ok(victimIndex >= 0, 'the killed worker is dropped');
     assert.equal(events[victimIndex]?.worker.pid, Number(victimPid));
-    const replacementIndex = events.findIndex(
-      (event, index) => index > victimIndex && event.type === 'worker-added',
-    );
+    const replacementIndex = events.findIndex((event, index) => index > victimIndex && event.type === 'worker-added');
     assert.ok(replacementIndex > victimIndex, 'a replacement is added after the drop');
     // The killed worker's drop comes before the shutdown's drops.
     assert.ok(
@@ -85,7 +83,9 @@ describe('woolrx demo', () => {
     const lockDir = `/dev/shm/woolrx-lock-${shortHash(namespace)}`;
     assert.equal(existsSync(lockDir), false, `${lockDir} left behind`);
     assert.deepEqual(
-      readdirSync('/dev/shm').filter((name) => [shortHash(namespace), ...uids.map((uid) => shortHash(uid.replaceAll('-', '')))].includes(name)),
+      readdirSync('/dev/shm').filter((name) =>
+        [shortHash(namespace), ...uids.map((uid) => shortHash(uid.replaceAll('-', '')))].includes(name),
+      ),
       [],
     );
   });

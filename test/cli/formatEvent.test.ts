@@ -37,17 +37,24 @@ describe('formatEventJson', () => {
   });
 
   it("a drop's reason, when known, follows the worker; no key at all otherwise", () => {
-    assert.match(formatEventJson(discoveryEvent('worker-dropped', plain, 'process-gone')), /^\{"type":"worker-dropped","worker":\{.*"secure":false\},"reason":"process-gone"\}$/);
+    assert.match(
+      formatEventJson(discoveryEvent('worker-dropped', plain, 'process-gone')),
+      /^\{"type":"worker-dropped","worker":\{.*"secure":false\},"reason":"process-gone"\}$/,
+    );
     assert.doesNotMatch(formatEventJson(discoveryEvent('worker-dropped', plain)), /reason/);
     assert.match(formatEventText(discoveryEvent('worker-dropped', plain, 'expired'), at), / \(expired\)$/);
     assert.doesNotMatch(formatEventText(discoveryEvent('worker-dropped', plain), at), /\(/);
   });
 
   it('keeps only the channel options that differ from the defaults; full keeps them all', () => {
-    assert.deepEqual((JSON.parse(formatEventJson(discoveryEvent('worker-added', rich))) as { worker: { options: unknown } }).worker.options, {
-      maxConcurrentStreams: 7,
-      compression: 'gzip',
-    });
+    assert.deepEqual(
+      (JSON.parse(formatEventJson(discoveryEvent('worker-added', rich))) as { worker: { options: unknown } }).worker
+        .options,
+      {
+        maxConcurrentStreams: 7,
+        compression: 'gzip',
+      },
+    );
     assert.equal(
       formatEventJson(discoveryEvent('worker-added', plain), true),
       '{"type":"worker-added","worker":{"uid":"6f1d2b1c-4c0b-4e7e-9a56-0c2b9d1d7e11","address":"127.0.0.1:50051",' +
@@ -138,8 +145,19 @@ describe('renderUsage', () => {
   it("lists a command's own, common and backend flags", () => {
     const text = renderUsage(commands['publish']);
     assert.match(text, /^Usage: woolrx publish --namespace NS --address HOST:PORT/);
-    for (const flag of ['--address ADDR', '--uid UUID', '--pid N', '--version V', '--tag TAG', '--extra K=V',
-      '--secure', '--namespace NS', '--backend NAME', '--help', '--capacity N']) {
+    for (const flag of [
+      '--address ADDR',
+      '--uid UUID',
+      '--pid N',
+      '--version V',
+      '--tag TAG',
+      '--extra K=V',
+      '--secure',
+      '--namespace NS',
+      '--backend NAME',
+      '--help',
+      '--capacity N',
+    ]) {
       assert.ok(text.includes(flag), flag);
     }
     assert.match(renderUsage(commands['watch']), /--json/);
@@ -155,14 +173,20 @@ describe('renderUsage', () => {
     assert.match(watch, /^Backends lan, etcd have their own options: woolrx watch --backend etcd --help$/m);
     const watchEtcd = renderUsage(commands['watch'], undefined, ['etcd']);
     assert.ok(watchEtcd.includes('Options of --backend etcd:') && watchEtcd.includes('--endpoints URL'), watchEtcd);
-    assert.ok(!watchEtcd.includes('--ttl') && !watchEtcd.includes('--capacity'), 'publish-only --ttl, and no local options');
+    assert.ok(
+      !watchEtcd.includes('--ttl') && !watchEtcd.includes('--capacity'),
+      'publish-only --ttl, and no local options',
+    );
     assert.match(watchEtcd, /^Backends local, lan have their own options: /m);
     assert.match(renderUsage(commands['publish'], undefined, ['etcd']), /--ttl SECONDS/);
     assert.match(renderUsage(commands['publish'], undefined, ['lan']), /--advertise-host HOST/);
     const demo = renderUsage(commands['demo']);
     assert.ok(!demo.includes('--as-worker'), 'the internal flag is hidden');
     assert.ok(!demo.includes('own options'), 'the demo runs on local only');
-    assert.match(renderUsage(commands['relay']), /^Each backend has its own options: woolrx relay --from etcd --help$/m);
+    assert.match(
+      renderUsage(commands['relay']),
+      /^Each backend has its own options: woolrx relay --from etcd --help$/m,
+    );
   });
 
   it('states the version that package.json declares', async () => {

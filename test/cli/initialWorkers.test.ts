@@ -11,7 +11,12 @@ import { SYNCED } from '../../src/events/discoveryEvent.js';
 import type { DiscoveryItem } from '../../src/events/types.js';
 import { added, dropped, testWorker, workerTestScheduler } from '../../src/testing/index.js';
 
-const down: DiscoveryDiagnostic = { kind: 'warning', namespace: 'pool', message: 'etcd read failed', error: new Error('ECONNREFUSED') };
+const down: DiscoveryDiagnostic = {
+  kind: 'warning',
+  namespace: 'pool',
+  message: 'etcd read failed',
+  error: new Error('ECONNREFUSED'),
+};
 const note: DiscoveryDiagnostic = { kind: 'warning', namespace: 'pool', message: 'compacted; re-reading' };
 const back: DiscoveryDiagnostic = { kind: 'recovered', namespace: 'pool', message: 'watching again' };
 
@@ -33,7 +38,9 @@ describe('initialWorkers', () => {
     workerTestScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const items = cold<DiscoveryItem>('-a-b-c-S-a', { a: added(w1), b: added(w2), c: dropped(w1), S: SYNCED });
       const diagnostics = hot<DiscoveryDiagnostic>('--');
-      expectObservable(initialWorkers(discoveryOf(items, diagnostics), { timeoutMs: 5 })).toBe('-------(W|)', { W: [w2] });
+      expectObservable(initialWorkers(discoveryOf(items, diagnostics), { timeoutMs: 5 })).toBe('-------(W|)', {
+        W: [w2],
+      });
       expectSubscriptions(items.subscriptions).toBe('^------!');
     });
   });
@@ -42,7 +49,11 @@ describe('initialWorkers', () => {
     workerTestScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const items = cold<DiscoveryItem>('-');
       const diagnostics = hot<DiscoveryDiagnostic>('--d-d-d-d-d-d', { d: down });
-      expectObservable(initialWorkers(discoveryOf(items, diagnostics), { timeoutMs: 10 })).toBe('----------#', undefined, new BackendUnreachable(down, 10));
+      expectObservable(initialWorkers(discoveryOf(items, diagnostics), { timeoutMs: 10 })).toBe(
+        '----------#',
+        undefined,
+        new BackendUnreachable(down, 10),
+      );
       expectSubscriptions(items.subscriptions).toBe('^---------!');
     });
   });
@@ -51,7 +62,11 @@ describe('initialWorkers', () => {
     workerTestScheduler().run(({ cold, hot, expectObservable }) => {
       const items = cold<DiscoveryItem>('-');
       const diagnostics = hot<DiscoveryDiagnostic>('--d--r--n--------d', { d: down, r: back, n: note });
-      expectObservable(initialWorkers(discoveryOf(items, diagnostics), { timeoutMs: 10 })).toBe('-----------------#', undefined, new BackendUnreachable(down, 10));
+      expectObservable(initialWorkers(discoveryOf(items, diagnostics), { timeoutMs: 10 })).toBe(
+        '-----------------#',
+        undefined,
+        new BackendUnreachable(down, 10),
+      );
     });
   });
 
@@ -60,14 +75,20 @@ describe('initialWorkers', () => {
     workerTestScheduler().run(({ cold, hot, expectObservable }) => {
       const items = cold<DiscoveryItem>('--------------------a(S|)', { a: added(w1), S: SYNCED });
       const diagnostics = hot<DiscoveryDiagnostic>('--d-r', { d: down, r: back });
-      expectObservable(initialWorkers(discoveryOf(items, diagnostics), { timeoutMs: 10 })).toBe('---------------------(W|)', { W: [w1] });
+      expectObservable(initialWorkers(discoveryOf(items, diagnostics), { timeoutMs: 10 })).toBe(
+        '---------------------(W|)',
+        { W: [w1] },
+      );
       expectObservable(initialWorkers(discoveryOf(cold('-'), hot('d', { d: down })))).toBe('-');
     });
   });
 
   it('an empty pool is an empty list', () => {
     workerTestScheduler().run(({ cold, hot, expectObservable }) => {
-      expectObservable(initialWorkers(discoveryOf(cold('S', { S: SYNCED }), hot('-')), { timeoutMs: 10 })).toBe('(W|)', { W: [] });
+      expectObservable(initialWorkers(discoveryOf(cold('S', { S: SYNCED }), hot('-')), { timeoutMs: 10 })).toBe(
+        '(W|)',
+        { W: [] },
+      );
     });
   });
 });

@@ -32,14 +32,23 @@ describe('woolrx list on a namespace that does not exist (local)', () => {
   it('says so, with the namespace meant or those that exist; an existing namespace gets no hint', async () => {
     const publisher = localDiscovery(namespace).publisher();
     try {
-      await publisher.publish('worker-added', workerInfo({ uid, address: '127.0.0.1:7000', pid: process.pid, version: '1.0.0' }));
-      assert.ok(localNamespaces()?.includes(namespace), 'the namespace is found by its notification folder and segment');
+      await publisher.publish(
+        'worker-added',
+        workerInfo({ uid, address: '127.0.0.1:7000', pid: process.pid, version: '1.0.0' }),
+      );
+      assert.ok(
+        localNamespaces()?.includes(namespace),
+        'the namespace is found by its notification folder and segment',
+      );
 
       const typo = `${namespace.slice(0, -2)}${namespace.at(-1)}${namespace.at(-2)}`;
       const close = await list(['-n', typo]);
       assert.equal(close.code, 0);
       assert.equal(close.out, 'UID  ADDRESS  PID  VERSION  TAGS  EXTRA\n0 workers\n');
-      assert.equal(close.err, `woolrx list: no namespace ${JSON.stringify(typo)} on this host; did you mean ${JSON.stringify(namespace)}?\n`);
+      assert.equal(
+        close.err,
+        `woolrx list: no namespace ${JSON.stringify(typo)} on this host; did you mean ${JSON.stringify(namespace)}?\n`,
+      );
 
       const far = await list(['-n', `nothing-like-it-${randomUUID()}`, '--json']);
       assert.equal(far.code, 0);

@@ -16,13 +16,28 @@ describe('woolrx: the mistakes a newcomer makes', { timeout: 60_000 }, () => {
     [[], /^woolrx: missing command$/],
     [['dashboard'], /^woolrx dashboard: missing --namespace$/],
     [['watch', '-n'], /^woolrx watch: --namespace needs a value \(--namespace NS\)$/],
-    [['watch', '-n', '-x'], /^woolrx watch: --namespace needs a value \(one that starts with "-" is written --namespace=NS\)$/],
-    [['publish', '-n', ns, '-a', 'h:1', '--pid', '-5'], /^woolrx publish: --pid needs a value \(one that starts with "-" is written --pid=N\)$/],
+    [
+      ['watch', '-n', '-x'],
+      /^woolrx watch: --namespace needs a value \(one that starts with "-" is written --namespace=NS\)$/,
+    ],
+    [
+      ['publish', '-n', ns, '-a', 'h:1', '--pid', '-5'],
+      /^woolrx publish: --pid needs a value \(one that starts with "-" is written --pid=N\)$/,
+    ],
     [['watch', '-n', ns, '--json=yes'], /^woolrx watch: --json takes no value$/],
-    [['watch', '-b', 'etcd', '-n', ns, '--endpoints', 'http://[::1'], /^woolrx watch: --endpoints must be URLs like http:\/\/127\.0\.0\.1:2379 .*, got "http:\/\/\[::1"$/],
+    [
+      ['watch', '-b', 'etcd', '-n', ns, '--endpoints', 'http://[::1'],
+      /^woolrx watch: --endpoints must be URLs like http:\/\/127\.0\.0\.1:2379 .*, got "http:\/\/\[::1"$/,
+    ],
     [['watch', '-b', 'etcd', '-n', ns, '--endpoints', 'ftp://x'], /^woolrx watch: --endpoints must be URLs like /],
-    [['watch', '-b', 'etcd', '-n', ns, '--ca', '/nonexistent'], /^woolrx watch: --ca \/nonexistent: no such file \(give the path of a PEM file\)$/],
-    [['publish', '-b', 'lan', '-n', ns, '-a', '10.0.0.5:7000', '--advertise-host', '0.0.0.0'], /^woolrx publish: --advertise-host must be the address peers should connect to/],
+    [
+      ['watch', '-b', 'etcd', '-n', ns, '--ca', '/nonexistent'],
+      /^woolrx watch: --ca \/nonexistent: no such file \(give the path of a PEM file\)$/,
+    ],
+    [
+      ['publish', '-b', 'lan', '-n', ns, '-a', '10.0.0.5:7000', '--advertise-host', '0.0.0.0'],
+      /^woolrx publish: --advertise-host must be the address peers should connect to/,
+    ],
   ];
   for (const [args, reason] of cases) {
     it(`woolrx ${args.join(' ').replaceAll(ns, 'NS')}`, async () => {
@@ -65,7 +80,10 @@ describe('woolrx: runtime failures name the fix (status 1, one line)', { timeout
     try {
       const child = woolrx(['publish', '-n', ns, '-a', '127.0.0.1:7000', '--uid', uid, '--block-size', '64']);
       assert.deepEqual(await child.exited, { code: 1, signal: null }, child.stderr);
-      assert.match(child.stderr, /^woolrx publish: the worker's metadata needs \d+ bytes but a block of namespace "[^"]+" holds 64: shorten --tag\/--extra, or pass a larger --block-size\n$/);
+      assert.match(
+        child.stderr,
+        /^woolrx publish: the worker's metadata needs \d+ bytes but a block of namespace "[^"]+" holds 64: shorten --tag\/--extra, or pass a larger --block-size\n$/,
+      );
     } finally {
       sweep(ns, [uid]);
     }
@@ -79,7 +97,10 @@ describe('woolrx: runtime failures name the fix (status 1, one line)', { timeout
       assert.equal(await first.line(), a);
       const second = woolrx(['publish', '-n', ns, '-a', '127.0.0.1:7001', '--uid', b, '--capacity', '1']);
       assert.deepEqual(await second.exited, { code: 1, signal: null }, second.stderr);
-      assert.match(second.stderr, /^woolrx publish: namespace "[^"]+" is full \(1 workers\): stop a worker, or use a new namespace with a larger --capacity .*\n$/);
+      assert.match(
+        second.stderr,
+        /^woolrx publish: namespace "[^"]+" is full \(1 workers\): stop a worker, or use a new namespace with a larger --capacity .*\n$/,
+      );
       assert.deepEqual(await first.stop('SIGTERM'), { code: 0, signal: null });
     } finally {
       sweep(ns, [a, b]);
@@ -87,8 +108,23 @@ describe('woolrx: runtime failures name the fix (status 1, one line)', { timeout
   });
 
   it('etcd not running → start etcd, or --endpoints', async () => {
-    const child = woolrx(['publish', '-b', 'etcd', '--endpoints', 'http://127.0.0.1:1', '--request-timeout', '1000', '-n', 'x', '-a', 'h:1']);
+    const child = woolrx([
+      'publish',
+      '-b',
+      'etcd',
+      '--endpoints',
+      'http://127.0.0.1:1',
+      '--request-timeout',
+      '1000',
+      '-n',
+      'x',
+      '-a',
+      'h:1',
+    ]);
     assert.deepEqual(await child.exited, { code: 1, signal: null }, child.stderr);
-    assert.match(child.stderr, /^woolrx publish: etcd is unreachable at http:\/\/127\.0\.0\.1:1: .*; start etcd, or pass --endpoints URL\n$/);
+    assert.match(
+      child.stderr,
+      /^woolrx publish: etcd is unreachable at http:\/\/127\.0\.0\.1:1: .*; start etcd, or pass --endpoints URL\n$/,
+    );
   });
 });

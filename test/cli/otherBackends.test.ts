@@ -44,18 +44,45 @@ describe('woolrx CLI on --backend etcd', () => {
     const prefix = `/woolrx-cli-${randomUUID().slice(0, 8)}`;
     const watch = woolrx(['watch', '-b', 'etcd', '--endpoints', endpoints, '--prefix', prefix, '-n', ns, '--json']);
     const publisher = woolrx([
-      'publish', '-b', 'etcd', '--endpoints', endpoints, '--prefix', prefix, '--ttl', '5', '-n', ns,
-      '-a', '10.0.0.5:7000', '--uid', uid, '--pid', '1', '--version', '1.0.0', '--tag', 'gpu',
-      '--extra', 'zone=eu-1', '--secure',
+      'publish',
+      '-b',
+      'etcd',
+      '--endpoints',
+      endpoints,
+      '--prefix',
+      prefix,
+      '--ttl',
+      '5',
+      '-n',
+      ns,
+      '-a',
+      '10.0.0.5:7000',
+      '--uid',
+      uid,
+      '--pid',
+      '1',
+      '--version',
+      '1.0.0',
+      '--tag',
+      'gpu',
+      '--extra',
+      'zone=eu-1',
+      '--secure',
     ]);
     assert.equal(await publisher.line(), uid);
     const expected = workerInfo({
-      uid, address: '10.0.0.5:7000', pid: 1, version: '1.0.0', tags: ['gpu'], extra: { zone: 'eu-1' }, secure: true,
+      uid,
+      address: '10.0.0.5:7000',
+      pid: 1,
+      version: '1.0.0',
+      tags: ['gpu'],
+      extra: { zone: 'eu-1' },
+      secure: true,
     });
-    assert.deepEqual((await watch.event()), { type: 'worker-added', worker: json(expected) });
+    assert.deepEqual(await watch.event(), { type: 'worker-added', worker: json(expected) });
     assert.deepEqual(await publisher.stop('SIGINT'), { code: 0, signal: null });
     // etcd cannot tell a revoked lease from an expired one or a deleted key: no reason.
-    assert.deepEqual((await watch.event()), { type: 'worker-dropped', worker: json(expected) });
+    assert.deepEqual(await watch.event(), { type: 'worker-dropped', worker: json(expected) });
     assert.deepEqual(await watch.stop('SIGTERM'), { code: 0, signal: null });
     assert.equal(watch.stderr, '');
     assert.equal(publisher.stderr, '');
@@ -64,14 +91,27 @@ describe('woolrx CLI on --backend etcd', () => {
   it('refuses bad etcd flags with status 2', async () => {
     const ns = uniqueNamespace('cli-etcd-bad');
     await Promise.all([
-      usageFailure(['watch', '-b', 'etcd', '-n', ns, '--endpoints', 'ftp://x'], /^woolrx watch: .*endpoint.*ftp:\/\/x/i),
+      usageFailure(
+        ['watch', '-b', 'etcd', '-n', ns, '--endpoints', 'ftp://x'],
+        /^woolrx watch: .*endpoint.*ftp:\/\/x/i,
+      ),
       usageFailure(['watch', '-b', 'etcd', '-n', ns, '--ttl', 'ten'], /^woolrx watch: --ttl: "ten" is not an integer$/),
-      usageFailure(['watch', '-b', 'etcd', '-n', ns, '--ca', '/nonexistent/ca.pem'], /^woolrx watch: --ca \/nonexistent\/ca.pem: no such file \(give the path of a PEM file\)$/),
-      usageFailure(['watch', '-b', 'etcd', '-n', ns, '--user', 'root'], /^woolrx watch: --user needs the password in \$WOOLRX_ETCD_PASSWORD$/, {
-        WOOLRX_ETCD_PASSWORD: undefined,
-      }),
+      usageFailure(
+        ['watch', '-b', 'etcd', '-n', ns, '--ca', '/nonexistent/ca.pem'],
+        /^woolrx watch: --ca \/nonexistent\/ca.pem: no such file \(give the path of a PEM file\)$/,
+      ),
+      usageFailure(
+        ['watch', '-b', 'etcd', '-n', ns, '--user', 'root'],
+        /^woolrx watch: --user needs the password in \$WOOLRX_ETCD_PASSWORD$/,
+        {
+          WOOLRX_ETCD_PASSWORD: undefined,
+        },
+      ),
       usageFailure(['watch', '-b', 'etcd', '-n', 'a/b'], /^woolrx watch: .*namespace.*"a\/b"/),
-      usageFailure(['watch', '-n', ns, '--endpoints', 'http://127.0.0.1:2379'], /^woolrx watch: --endpoints is an option of --backend etcd, not local$/),
+      usageFailure(
+        ['watch', '-n', ns, '--endpoints', 'http://127.0.0.1:2379'],
+        /^woolrx watch: --endpoints is an option of --backend etcd, not local$/,
+      ),
     ]);
   });
 });
@@ -86,18 +126,41 @@ describe('woolrx CLI on --backend lan', () => {
       const uid = randomUUID();
       const watch = inNetns(['watch', '-b', 'lan', '-n', ns, '--json']);
       const publisher = inNetns([
-        'publish', '-b', 'lan', '--no-probe', '-n', ns, '-a', '127.0.0.1:7000', '--uid', uid, '--pid', '42',
-        '--version', '2.1', '--tag', 'gpu', '--extra', 'zone=eu-1', '--secure',
+        'publish',
+        '-b',
+        'lan',
+        '--no-probe',
+        '-n',
+        ns,
+        '-a',
+        '127.0.0.1:7000',
+        '--uid',
+        uid,
+        '--pid',
+        '42',
+        '--version',
+        '2.1',
+        '--tag',
+        'gpu',
+        '--extra',
+        'zone=eu-1',
+        '--secure',
       ]);
       assert.equal(await publisher.line(), uid);
       // mDNS carries no ChannelOptions: the subscriber sees the defaults.
       const expected = workerInfo({
-        uid, address: '127.0.0.1:7000', pid: 42, version: '2.1', tags: ['gpu'], extra: { zone: 'eu-1' }, secure: true,
+        uid,
+        address: '127.0.0.1:7000',
+        pid: 42,
+        version: '2.1',
+        tags: ['gpu'],
+        extra: { zone: 'eu-1' },
+        secure: true,
       });
-      assert.deepEqual((await watch.event()), { type: 'worker-added', worker: json(expected) });
+      assert.deepEqual(await watch.event(), { type: 'worker-added', worker: json(expected) });
       assert.deepEqual(await publisher.stop('SIGTERM'), { code: 0, signal: null });
       // An mDNS goodbye: the publisher withdrew it.
-      assert.deepEqual((await watch.event()), { type: 'worker-dropped', worker: json(expected), reason: 'withdrawn' });
+      assert.deepEqual(await watch.event(), { type: 'worker-dropped', worker: json(expected), reason: 'withdrawn' });
       assert.deepEqual(await watch.stop('SIGINT'), { code: 0, signal: null });
       assert.equal(watch.stderr, '');
     } finally {
@@ -108,10 +171,22 @@ describe('woolrx CLI on --backend lan', () => {
   it('hands its flags to lanDiscovery, whose TypeErrors become status 2', async () => {
     const ns = uniqueNamespace('cli-lan-bad');
     await Promise.all([
-      usageFailure(['publish', '-b', 'lan', '-n', ns, '-a', '10.0.0.5:7000', '--advertise-host', '0.0.0.0'], /^woolrx publish: --advertise-host must be the address peers should connect to, not a wildcard, got "0\.0\.0\.0"$/m),
-      usageFailure(['watch', '-b', 'lan', '-n', ns, '--expire-after', 'soon'], /^woolrx watch: --expire-after: "soon" is not an integer$/),
-      usageFailure(['watch', '-b', 'lan', '-n', ns, '--expire-after', '100', '--requery-interval', '200'], /^woolrx watch: --requery-interval must be below expireAfter \(100 ms\), or live workers would expire between queries, got 200/),
-      usageFailure(['watch', '-b', 'lan', '-n', ns, '--capacity', '4'], /^woolrx watch: --capacity is an option of --backend local, not lan$/),
+      usageFailure(
+        ['publish', '-b', 'lan', '-n', ns, '-a', '10.0.0.5:7000', '--advertise-host', '0.0.0.0'],
+        /^woolrx publish: --advertise-host must be the address peers should connect to, not a wildcard, got "0\.0\.0\.0"$/m,
+      ),
+      usageFailure(
+        ['watch', '-b', 'lan', '-n', ns, '--expire-after', 'soon'],
+        /^woolrx watch: --expire-after: "soon" is not an integer$/,
+      ),
+      usageFailure(
+        ['watch', '-b', 'lan', '-n', ns, '--expire-after', '100', '--requery-interval', '200'],
+        /^woolrx watch: --requery-interval must be below expireAfter \(100 ms\), or live workers would expire between queries, got 200/,
+      ),
+      usageFailure(
+        ['watch', '-b', 'lan', '-n', ns, '--capacity', '4'],
+        /^woolrx watch: --capacity is an option of --backend local, not lan$/,
+      ),
     ]);
   });
 });

@@ -63,8 +63,26 @@ describe('parseCommandLine', () => {
 
   it('reads publish with repeated tags and extras', () => {
     const line = run([
-      'publish', '-n', 'pool', '-a', '127.0.0.1:9000', '--uid', UID, '--pid', '7', '--version', '1.2.3',
-      '--tag', 'gpu', '--tag', 'cpu', '--extra', 'zone=eu-1', '--extra', 'expr=a=b', '--secure',
+      'publish',
+      '-n',
+      'pool',
+      '-a',
+      '127.0.0.1:9000',
+      '--uid',
+      UID,
+      '--pid',
+      '7',
+      '--version',
+      '1.2.3',
+      '--tag',
+      'gpu',
+      '--tag',
+      'cpu',
+      '--extra',
+      'zone=eu-1',
+      '--extra',
+      'expr=a=b',
+      '--secure',
     ]);
     assert.equal(line.command, commands['publish']);
     assert.deepEqual(line.values['tag'], ['gpu', 'cpu']);
@@ -95,15 +113,25 @@ describe('parseCommandLine', () => {
     usageError(['help', 'lsit'], /^unknown command "lsit" \(did you mean "list"\?\)$/);
     usageError(['fly'], /^unknown command "fly"$/);
     usageError(['watch', '-n', 'x', '--bakend', 'etcd'], /^unknown option --bakend \(did you mean "--backend"\?\)$/);
-    usageError(['watch', '-n', 'x', '--endpoint=http://a:1'], /^unknown option --endpoint \(did you mean "--endpoints"\?\)$/);
+    usageError(
+      ['watch', '-n', 'x', '--endpoint=http://a:1'],
+      /^unknown option --endpoint \(did you mean "--endpoints"\?\)$/,
+    );
     usageError(['list', '-n', 'x', '--jsno'], /^unknown option --jsno \(did you mean "--json"\?\)$/);
     usageError(['demo', '--as-workr', '{}'], /^unknown option --as-workr$/);
     usageError(['watch', '-n', 'x', '-b', 'etdc'], /^unknown backend "etdc" \(did you mean "etcd"\?\)$/);
-    usageError(['relay', '--from', 'locl', '-n', 'x', '--to', 'etcd'], /^unknown backend "locl" for --from \(did you mean "local"\?\)$/);
+    usageError(
+      ['relay', '--from', 'locl', '-n', 'x', '--to', 'etcd'],
+      /^unknown backend "locl" for --from \(did you mean "local"\?\)$/,
+    );
   });
 
   it('help names the backends the command line names, and only those', () => {
-    assert.deepEqual(parseCommandLine(['watch', '-b', 'etcd', '--help']), { kind: 'help', command: commands['watch'], backends: ['etcd'] });
+    assert.deepEqual(parseCommandLine(['watch', '-b', 'etcd', '--help']), {
+      kind: 'help',
+      command: commands['watch'],
+      backends: ['etcd'],
+    });
     assert.deepEqual(parseCommandLine(['relay', '--from', 'local', '--to', 'etcd', '-h']), {
       kind: 'help',
       command: commands['relay'],
@@ -119,7 +147,10 @@ describe('parseCommandLine', () => {
   });
 
   it('refuses an unknown backend, listing the known ones', () => {
-    usageError(['watch', '-n', 'x', '--backend', 'zookeeper'], /unknown backend "zookeeper" \(known: local, lan, etcd\)/);
+    usageError(
+      ['watch', '-n', 'x', '--backend', 'zookeeper'],
+      /unknown backend "zookeeper" \(known: local, lan, etcd\)/,
+    );
   });
 
   it('shows workerInfo validation errors for publish', () => {
@@ -145,7 +176,15 @@ describe('parseCommandLine', () => {
     const line = run(['watch', '-n', 'x', '--backend', 'etcd', '--endpoints', 'http://a:2379'], registry);
     assert.equal(line.backend, etcd);
     assert.deepEqual(line.values['endpoints'], ['http://a:2379']);
-    usageError(['watch', '-n', 'x', '--endpoints', 'http://a:2379'], /--endpoints is an option of --backend etcd, not local/, registry);
-    usageError(['watch', '-n', 'x', '--backend', 'etcd', '--capacity', '4'], /--capacity is an option of --backend local, not etcd/, registry);
+    usageError(
+      ['watch', '-n', 'x', '--endpoints', 'http://a:2379'],
+      /--endpoints is an option of --backend etcd, not local/,
+      registry,
+    );
+    usageError(
+      ['watch', '-n', 'x', '--backend', 'etcd', '--capacity', '4'],
+      /--capacity is an option of --backend local, not etcd/,
+      registry,
+    );
   });
 });

@@ -39,20 +39,46 @@ describe('woolrx CLI, end to end on the local backend', () => {
     const watchJson = woolrx(['watch', '--namespace', ns, '--json']);
     const watchText = woolrx(['watch', '-n', ns]);
     const publisher = woolrx([
-      'publish', '--namespace', ns, '--address', '[::1]:9000', '--uid', uid, '--version', 'ü-2',
-      '--tag', 'gpu', '--tag', 'cpu', '--extra', 'zone=eu-1', '--extra', 'expr=a=b', '--secure',
+      'publish',
+      '--namespace',
+      ns,
+      '--address',
+      '[::1]:9000',
+      '--uid',
+      uid,
+      '--version',
+      'ü-2',
+      '--tag',
+      'gpu',
+      '--tag',
+      'cpu',
+      '--extra',
+      'zone=eu-1',
+      '--extra',
+      'expr=a=b',
+      '--secure',
     ]);
     assert.equal(await publisher.line(), uid);
     const expected = workerInfo({
-      uid, address: '[::1]:9000', pid: publisher.process.pid ?? -1, version: 'ü-2',
-      tags: ['gpu', 'cpu'], extra: { zone: 'eu-1', expr: 'a=b' }, secure: true,
+      uid,
+      address: '[::1]:9000',
+      pid: publisher.process.pid ?? -1,
+      version: 'ü-2',
+      tags: ['gpu', 'cpu'],
+      extra: { zone: 'eu-1', expr: 'a=b' },
+      secure: true,
     });
-    assert.deepEqual((await watchJson.event()), { type: 'worker-added', worker: json(expected) });
+    assert.deepEqual(await watchJson.event(), { type: 'worker-added', worker: json(expected) });
     const text = await watchText.line();
-    assert.match(text, new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\+ ${uid.slice(0, 8)} \\[::1\\]:9000 +${expected.pid} ü-2 +cpu,gpu +expr="a=b",zone=eu-1 secure$`));
+    assert.match(
+      text,
+      new RegExp(
+        `^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\+ ${uid.slice(0, 8)} \\[::1\\]:9000 +${expected.pid} ü-2 +cpu,gpu +expr="a=b",zone=eu-1 secure$`,
+      ),
+    );
 
     assert.deepEqual(await publisher.stop('SIGTERM'), { code: 0, signal: null });
-    assert.deepEqual((await watchJson.event()), { type: 'worker-dropped', worker: json(expected), reason: 'withdrawn' });
+    assert.deepEqual(await watchJson.event(), { type: 'worker-dropped', worker: json(expected), reason: 'withdrawn' });
     assert.match(await watchText.line(), new RegExp(` - ${uid.slice(0, 8)} .* \\(withdrawn\\)$`));
 
     assert.deepEqual(await watchJson.stop('SIGINT'), { code: 0, signal: null });
@@ -70,7 +96,10 @@ describe('woolrx CLI, end to end on the local backend', () => {
     const b = woolrx(['publish', '-n', ns, '-a', '127.0.0.1:7002', '--uid', polite]);
     assert.equal(await a.line(), killed);
     assert.equal(await b.line(), polite);
-    const seen = new Set([((await watch.event()) as { worker: WorkerInfo }).worker.uid, ((await watch.event()) as { worker: WorkerInfo }).worker.uid]);
+    const seen = new Set([
+      ((await watch.event()) as { worker: WorkerInfo }).worker.uid,
+      ((await watch.event()) as { worker: WorkerInfo }).worker.uid,
+    ]);
     assert.deepEqual(seen, new Set([killed, polite]));
     assert.deepEqual(await a.stop('SIGKILL'), { code: null, signal: 'SIGKILL' });
     const gone = (await watch.event()) as { type: string; worker: WorkerInfo; reason?: string };
@@ -127,7 +156,10 @@ describe('woolrx CLI, end to end on the local backend', () => {
       [['launch'], /^woolrx: unknown command "launch"$/],
       [['watch'], /^woolrx watch: missing --namespace$/],
       [['watch', '-n', ns, '--bogus'], /^woolrx watch: unknown option --bogus$/],
-      [['watch', '-n', ns, '--backend', 'zookeeper'], /^woolrx watch: unknown backend "zookeeper" \(known: local, lan, etcd\)$/],
+      [
+        ['watch', '-n', ns, '--backend', 'zookeeper'],
+        /^woolrx watch: unknown backend "zookeeper" \(known: local, lan, etcd\)$/,
+      ],
       [['publish', '-n', ns], /^woolrx publish: missing --address$/],
       [['publish', '-n', ns, '-a', 'h:1', '--uid', 'not-a-uuid'], /^woolrx publish: Invalid worker uid: "not-a-uuid"/],
       [['publish', '-n', ns, '-a', 'nohost'], /^woolrx publish: Invalid worker address: "nohost"/],

@@ -38,7 +38,10 @@ class FakeDiscovery implements Discovery {
   unsubscribed = 0;
   closed = 0;
   failPublish: Error | undefined;
-  constructor(readonly namespace: string, readonly values: CliValues) {}
+  constructor(
+    readonly namespace: string,
+    readonly values: CliValues,
+  ) {}
   events(): Observable<DiscoveryEvent> {
     return new Observable<DiscoveryEvent>((subscriber) => {
       this.subscribed += 1;
@@ -85,7 +88,9 @@ class FakeDiscovery implements Discovery {
   }
 }
 
-function harness(options: { stdoutError?: string; stderrError?: string; createError?: Error; publishError?: Error } = {}) {
+function harness(
+  options: { stdoutError?: string; stderrError?: string; createError?: Error; publishError?: Error } = {},
+) {
   const created: FakeDiscovery[] = [];
   const registry: CliRegistry = {
     commands,
@@ -143,7 +148,10 @@ describe('runCli', () => {
   it('turns a TypeError from the backend factory (a bad namespace) into status 2', async () => {
     const h = harness({ createError: new TypeError('Invalid namespace: "../x"') });
     assert.equal(await h.start(['watch', '-b', 'fake', '-n', '../x']), 2);
-    assert.equal(h.stderr.text, 'woolrx watch: Invalid namespace: "../x"\nRun \'woolrx watch --help\' for the options.\n');
+    assert.equal(
+      h.stderr.text,
+      'woolrx watch: Invalid namespace: "../x"\nRun \'woolrx watch --help\' for the options.\n',
+    );
   });
 
   it('watch --json: one NDJSON line per event, diagnostics on stderr, unsubscribes on abort', async () => {
@@ -156,13 +164,24 @@ describe('runCli', () => {
     assert.equal(discovery.values['knob'], 'k');
     assert.equal(discovery.subscribed, 1);
     discovery.events$.next(discoveryEvent('worker-added', worker));
-    discovery.diagnostics.next({ kind: 'malformed-record', namespace: 'pool', message: 'bad length 9999', uid: worker.uid });
+    discovery.diagnostics.next({
+      kind: 'malformed-record',
+      namespace: 'pool',
+      message: 'bad length 9999',
+      uid: worker.uid,
+    });
     discovery.events$.next(discoveryEvent('worker-dropped', worker));
     h.controller.abort();
     assert.equal(await done, 0);
     assert.equal(discovery.unsubscribed, 1);
-    const lines = h.stdout.text.trimEnd().split('\n').map((line) => JSON.parse(line) as DiscoveryEvent);
-    assert.deepEqual(lines.map((e) => e.type), ['worker-added', 'worker-dropped']);
+    const lines = h.stdout.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as DiscoveryEvent);
+    assert.deepEqual(
+      lines.map((e) => e.type),
+      ['worker-added', 'worker-dropped'],
+    );
     const { options: _options, ...fields } = JSON.parse(JSON.stringify(worker)) as Record<string, unknown>;
     assert.deepEqual(lines[0]?.worker, fields, "wool's default channel options left out");
     assert.equal(h.stderr.text, `woolrx watch: malformed-record (worker ${worker.uid}): bad length 9999\n`);
@@ -240,8 +259,28 @@ describe('runCli', () => {
     const h = harness();
     const uid = '00000000-0000-4000-8000-000000000001';
     const done = h.start([
-      'publish', '-b', 'fake', '-n', 'pool', '-a', '[::1]:9000', '--uid', uid.toUpperCase(), '--pid', '17',
-      '--version', '2.0', '--tag', 'b', '--tag', 'a', '--tag', 'b', '--extra', 'zone=eu=1', '--secure',
+      'publish',
+      '-b',
+      'fake',
+      '-n',
+      'pool',
+      '-a',
+      '[::1]:9000',
+      '--uid',
+      uid.toUpperCase(),
+      '--pid',
+      '17',
+      '--version',
+      '2.0',
+      '--tag',
+      'b',
+      '--tag',
+      'a',
+      '--tag',
+      'b',
+      '--extra',
+      'zone=eu=1',
+      '--secure',
     ]);
     await tick();
     const [discovery] = h.created;
@@ -249,8 +288,18 @@ describe('runCli', () => {
     assert.equal(h.stdout.text, `${uid}\n`);
     assert.equal(discovery.closed, 0);
     assert.deepEqual(discovery.published, [
-      ['worker-added', workerInfo({ uid, address: '[::1]:9000', pid: 17, version: '2.0', tags: ['a', 'b'],
-        extra: { zone: 'eu=1' }, secure: true })],
+      [
+        'worker-added',
+        workerInfo({
+          uid,
+          address: '[::1]:9000',
+          pid: 17,
+          version: '2.0',
+          tags: ['a', 'b'],
+          extra: { zone: 'eu=1' },
+          secure: true,
+        }),
+      ],
     ]);
     h.controller.abort();
     assert.equal(await done, 0);

@@ -11,13 +11,21 @@ import { runCli } from '../../src/cli/runCli.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
 
 function worker(n: number, tags: string[]) {
-  return workerInfo({ uid: `00000000-0000-4000-8000-00000000000${n}`, address: `10.0.0.${n}:7000`, pid: n, version: '1.0.0', tags });
+  return workerInfo({
+    uid: `00000000-0000-4000-8000-00000000000${n}`,
+    address: `10.0.0.${n}:7000`,
+    pid: n,
+    version: '1.0.0',
+    tags,
+  });
 }
 
 function cli(argv: string[], memory: MemoryRegistry) {
   const registry: CliRegistry = {
     commands,
-    backends: { local: { summary: 'memory', flags: {}, create: (namespace) => memoryDiscovery(namespace, { registry: memory }) } },
+    backends: {
+      local: { summary: 'memory', flags: {}, create: (namespace) => memoryDiscovery(namespace, { registry: memory }) },
+    },
   };
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -45,7 +53,12 @@ describe('--tag on list and watch', () => {
     const memory = new MemoryRegistry();
     const publisher = memoryDiscovery('pool', { registry: memory }).publisher();
     try {
-      for (const w of [worker(1, ['gpu', 'eu']), worker(2, ['gpu']), worker(3, ['eu']), worker(4, ['gpu', 'eu', 'big'])]) {
+      for (const w of [
+        worker(1, ['gpu', 'eu']),
+        worker(2, ['gpu']),
+        worker(3, ['eu']),
+        worker(4, ['gpu', 'eu', 'big']),
+      ]) {
         await publisher.publish('worker-added', w);
       }
       const both = cli(['list', '-n', 'pool', '--tag', 'gpu', '--tag', 'eu', '--json'], memory);
@@ -75,7 +88,13 @@ describe('--tag on list and watch', () => {
       await publisher.publish('worker-dropped', worker(2, ['cpu', 'gpu']));
       run.stop();
       assert.equal(await run.done, 0, run.err());
-      assert.deepEqual(uidsOf(run.out()), ['synced', 'worker-added 1', 'worker-added 2', 'worker-dropped 1', 'worker-dropped 2']);
+      assert.deepEqual(uidsOf(run.out()), [
+        'synced',
+        'worker-added 1',
+        'worker-added 2',
+        'worker-dropped 1',
+        'worker-dropped 2',
+      ]);
     } finally {
       run.stop();
       await publisher.close();
@@ -86,7 +105,10 @@ describe('--tag on list and watch', () => {
     for (const command of ['list', 'watch']) {
       const run = cli([command, '-n', 'pool', '--tag', ''], new MemoryRegistry());
       assert.equal(await run.done, 2);
-      assert.equal(run.err(), `woolrx ${command}: --tag needs a non-empty tag\nRun 'woolrx ${command} --help' for the options.\n`);
+      assert.equal(
+        run.err(),
+        `woolrx ${command}: --tag needs a non-empty tag\nRun 'woolrx ${command} --help' for the options.\n`,
+      );
     }
   });
 });

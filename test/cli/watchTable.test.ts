@@ -41,7 +41,9 @@ describe('woolrx watch on a terminal', () => {
     const memory = new MemoryRegistry();
     const registry: CliRegistry = {
       commands,
-      backends: { mem: { summary: 'memory', flags: {}, create: (namespace) => memoryDiscovery(namespace, { registry: memory }) } },
+      backends: {
+        mem: { summary: 'memory', flags: {}, create: (namespace) => memoryDiscovery(namespace, { registry: memory }) },
+      },
     };
     const worker = workerInfo({
       uid: '6f1d2b1c-4c0b-4e7e-9a56-0c2b9d1d7e11',
@@ -54,7 +56,11 @@ describe('woolrx watch on a terminal', () => {
     const run = (json: boolean, stdout: Writable) => {
       const controller = new AbortController();
       const stderr = new Sink();
-      const done = runCli(['watch', '-b', 'mem', '-n', 'pool', ...(json ? ['--json'] : [])], { stdout, stderr, signal: controller.signal }, registry);
+      const done = runCli(
+        ['watch', '-b', 'mem', '-n', 'pool', ...(json ? ['--json'] : [])],
+        { stdout, stderr, signal: controller.signal },
+        registry,
+      );
       return { done, stop: () => controller.abort(), stderr };
     };
     const terminal = new FakeTerminal();
@@ -74,26 +80,52 @@ describe('woolrx watch on a terminal', () => {
     for (const watcher of watchers) assert.equal(watcher.stderr.text, '');
 
     // The table: cursor hidden, frames drawn over each other, the row, then the cursor back.
-    assert.ok(terminal.text.startsWith('\u001b[?25l\r\u001b[Jwoolrx watch · namespace pool'), JSON.stringify(terminal.text.slice(0, 80)));
+    assert.ok(
+      terminal.text.startsWith('\u001b[?25l\r\u001b[Jwoolrx watch · namespace pool'),
+      JSON.stringify(terminal.text.slice(0, 80)),
+    );
     assert.ok(terminal.text.endsWith('\u001b[?25h'));
     assert.match(terminal.text, /\u001b\[\d+F\u001b\[J/);
-    assert.match(terminal.text, /6f1d2b1c 127\.0\.0\.1:50051 4242 0\.13\.1 +gpu +0s added 0s ago +zone=eu-1\n1 worker · gpu 1\n/);
+    assert.match(
+      terminal.text,
+      /6f1d2b1c 127\.0\.0\.1:50051 4242 0\.13\.1 +gpu +0s added 0s ago +zone=eu-1\n1 worker · gpu 1\n/,
+    );
     assert.match(terminal.text, /6f1d2b1c .* busy,gpu .* updated 0s ago/);
     assert.match(terminal.text, /\n0 workers\n\u001b\[\?25h$/);
     // Every frame's lines fit the terminal's width.
-    const lines = terminal.text.split(/\n|\u001b\[\d*F\u001b\[J|\r\u001b\[J/).map((line) => line.replace(/\u001b\[\?25[hl]/g, ''));
+    const lines = terminal.text
+      .split(/\n|\u001b\[\d*F\u001b\[J|\r\u001b\[J/)
+      .map((line) => line.replace(/\u001b\[\?25[hl]/g, ''));
     assert.ok(lines.every((line) => line.length <= 100));
 
-    const json = jsonTerminal.text.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
-    assert.deepEqual(json, ['synced', 'worker-added', 'worker-updated', 'worker-dropped'], 'the empty pool synced, then the events');
+    const json = jsonTerminal.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
+    assert.deepEqual(
+      json,
+      ['synced', 'worker-added', 'worker-updated', 'worker-dropped'],
+      'the empty pool synced, then the events',
+    );
     assert.doesNotMatch(jsonTerminal.text, /\u001b/);
 
-    assert.deepEqual(pipe.text.trimEnd().split('\n').map((line) => line.split(' ')[1]), ['+', '~', '-']);
+    assert.deepEqual(
+      pipe.text
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split(' ')[1]),
+      ['+', '~', '-'],
+    );
     assert.doesNotMatch(pipe.text, /\u001b/);
   });
 
   it('shows every event of a burst, as --json does: a drop and re-add inside one burst restarts the row', async () => {
-    const worker = workerInfo({ uid: '0b6a1c2d-1111-4e7e-9a56-0c2b9d1d7e11', address: '127.0.0.1:50051', pid: 7, version: '1.0.0' });
+    const worker = workerInfo({
+      uid: '0b6a1c2d-1111-4e7e-9a56-0c2b9d1d7e11',
+      address: '127.0.0.1:50051',
+      pid: 7,
+      version: '1.0.0',
+    });
     const sinks = new Set<DiscoverySink>();
     const discovery = createDiscovery({
       namespace: 'pool',
@@ -108,11 +140,18 @@ describe('woolrx watch on a terminal', () => {
       },
       diagnostics: new Subject<DiscoveryDiagnostic>(),
     });
-    const registry: CliRegistry = { commands, backends: { fake: { summary: 'fake', flags: {}, create: () => discovery } } };
+    const registry: CliRegistry = {
+      commands,
+      backends: { fake: { summary: 'fake', flags: {}, create: () => discovery } },
+    };
     let clock = Date.parse('2026-12-04T08:00:00Z');
     const run = (json: boolean, stdout: Writable) => {
       const controller = new AbortController();
-      const done = runCli(['watch', '-b', 'fake', '-n', 'pool', ...(json ? ['--json'] : [])], { stdout, stderr: new Sink(), signal: controller.signal, now: () => new Date(clock) }, registry);
+      const done = runCli(
+        ['watch', '-b', 'fake', '-n', 'pool', ...(json ? ['--json'] : [])],
+        { stdout, stderr: new Sink(), signal: controller.signal, now: () => new Date(clock) },
+        registry,
+      );
       return { done, stop: () => controller.abort() };
     };
     const terminal = new FakeTerminal();
@@ -128,8 +167,15 @@ describe('woolrx watch on a terminal', () => {
     await tick();
     for (const watcher of watchers) watcher.stop();
     assert.deepEqual(await Promise.all(watchers.map((watcher) => watcher.done)), [0, 0]);
-    const json = jsonTerminal.text.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
-    assert.deepEqual(json, ['worker-added', 'synced', 'worker-dropped', 'worker-added'], 'the initial worker, synced, then the burst');
+    const json = jsonTerminal.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
+    assert.deepEqual(
+      json,
+      ['worker-added', 'synced', 'worker-dropped', 'worker-added'],
+      'the initial worker, synced, then the burst',
+    );
     const frames = terminal.text.split(/\u001b\[\d+F\u001b\[J|\r\u001b\[J/);
     assert.match(frames.at(-1) ?? '', /0b6a1c2d .* added 0s ago/, 'the row restarted with the re-add');
   });

@@ -7,7 +7,11 @@ const NIL = '00000000-0000-0000-0000-000000000000';
 
 /** Any Unicode text without lone surrogates (which have no UTF-8 form). */
 export const text = (maxLength = 12): fc.Arbitrary<string> =>
-  fc.oneof(fc.string({ maxLength }), fc.string({ unit: 'binary', maxLength }), fc.string({ unit: 'grapheme', maxLength }));
+  fc.oneof(
+    fc.string({ maxLength }),
+    fc.string({ unit: 'binary', maxLength }),
+    fc.string({ unit: 'grapheme', maxLength }),
+  );
 
 const int32 = fc.integer({ min: -2_147_483_648, max: 2_147_483_647 });
 

@@ -127,7 +127,16 @@ describe('encodeWorker: wool vectors', () => {
 
   it('writes extra in sorted key order, so equal workers give equal bytes', () => {
     const one = workerInfo({ uid: UID, address: 'h:1', pid: 1, version: 'v', extra: { b: '2', a: '1' } });
-    const two = workerInfo({ uid: UID, address: 'h:1', pid: 1, version: 'v', extra: new Map([['a', '1'], ['b', '2']]) });
+    const two = workerInfo({
+      uid: UID,
+      address: 'h:1',
+      pid: 1,
+      version: 'v',
+      extra: new Map([
+        ['a', '1'],
+        ['b', '2'],
+      ]),
+    });
     assert.deepEqual(encodeWorker(one), encodeWorker(two));
     const hex = toHex(encodeWorker(one));
     assert.ok(hex.indexOf(toHex(new TextEncoder().encode('a'))) < hex.indexOf('0a0162'));
@@ -139,7 +148,10 @@ describe('encodeWorker: wool vectors', () => {
     const valid = workerInfo({ uid: UID, address: 'h:1', pid: 1, version: 'v', extra: { k: 'x' } });
     assert.throws(() => workerInfo({ ...valid, version: 'bad\uD800' }), /version: .*lone UTF-16 surrogate/);
     const handMade = { ...valid, version: 'bad\uD800' } as WorkerInfo;
-    assert.throws(() => encodeWorker(handMade), (error: unknown) => error instanceof TypeError && /version/.test(error.message));
+    assert.throws(
+      () => encodeWorker(handMade),
+      (error: unknown) => error instanceof TypeError && /version/.test(error.message),
+    );
     const handMadeExtra = { ...valid, extra: { k: '\uDC00' } } as WorkerInfo;
     assert.throws(() => encodeWorker(handMadeExtra), /extra\["k"\]/);
     // A well-formed astral character is fine.
@@ -156,28 +168,42 @@ describe('decodeWorker: semantics', () => {
   });
 
   it('a present but empty connection means proto3 zeros, not the defaults', () => {
-    const worker = decodeWorker(message((w) => {
-      base(w);
-      w.uint32((8 << 3) | 2).uint32(0);
-    }));
-    assert.deepEqual({ ...worker.options }, {
-      maxReceiveMessageLength: 0,
-      maxSendMessageLength: 0,
-      keepaliveTimeMs: 0,
-      keepaliveTimeoutMs: 0,
-      keepalivePermitWithoutCalls: false,
-      maxPingsWithoutData: 0,
-      maxConcurrentStreams: 0,
-      compression: 'none',
-    });
+    const worker = decodeWorker(
+      message((w) => {
+        base(w);
+        w.uint32((8 << 3) | 2).uint32(0);
+      }),
+    );
+    assert.deepEqual(
+      { ...worker.options },
+      {
+        maxReceiveMessageLength: 0,
+        maxSendMessageLength: 0,
+        keepaliveTimeMs: 0,
+        keepaliveTimeoutMs: 0,
+        keepalivePermitWithoutCalls: false,
+        maxPingsWithoutData: 0,
+        maxConcurrentStreams: 0,
+        compression: 'none',
+      },
+    );
   });
 
   it('maps compression 1 and 2 to deflate and gzip', () => {
-    for (const [code, name] of [[1, 'deflate'], [2, 'gzip']] as const) {
-      const worker = decodeWorker(message((w) => {
-        base(w);
-        w.uint32((8 << 3) | 2).fork().uint32((8 << 3) | 0).int32(code).ldelim();
-      }));
+    for (const [code, name] of [
+      [1, 'deflate'],
+      [2, 'gzip'],
+    ] as const) {
+      const worker = decodeWorker(
+        message((w) => {
+          base(w);
+          w.uint32((8 << 3) | 2)
+            .fork()
+            .uint32((8 << 3) | 0)
+            .int32(code)
+            .ldelim();
+        }),
+      );
       assert.equal(worker.options.compression, name);
     }
   });
@@ -193,30 +219,48 @@ describe('decodeWorker: semantics', () => {
   });
 
   it('keeps a "__proto__" extra key as data, without touching prototypes', () => {
-    const worker = decodeWorker(message((w) => {
-      base(w);
-      w.uint32((6 << 3) | 2).fork().uint32(10).string('__proto__').uint32(18).string('x').ldelim();
-    }));
+    const worker = decodeWorker(
+      message((w) => {
+        base(w);
+        w.uint32((6 << 3) | 2)
+          .fork()
+          .uint32(10)
+          .string('__proto__')
+          .uint32(18)
+          .string('x')
+          .ldelim();
+      }),
+    );
     assert.deepEqual(Object.entries(worker.extra), [['__proto__', 'x']]);
     assert.equal(Object.getPrototypeOf(worker.extra), Object.prototype);
     assert.equal(({} as Record<string, unknown>)['x'], undefined);
   });
 
   it('de-duplicates and sorts repeated tags', () => {
-    const worker = decodeWorker(message((w) => {
-      base(w);
-      for (const tag of ['b', 'a', 'b']) w.uint32((5 << 3) | 2).string(tag);
-    }));
+    const worker = decodeWorker(
+      message((w) => {
+        base(w);
+        for (const tag of ['b', 'a', 'b']) w.uint32((5 << 3) | 2).string(tag);
+      }),
+    );
     assert.deepEqual([...worker.tags], ['a', 'b']);
   });
 });
 
 describe('decodeWorker: the same worker as workerInfo', () => {
-  const uid = fc.oneof(fc.uuid(), fc.uuid().map((u) => u.toUpperCase()), fc.constant('00000000-0000-0000-0000-000000000000'), fc.constant('not-a-uid'));
+  const uid = fc.oneof(
+    fc.uuid(),
+    fc.uuid().map((u) => u.toUpperCase()),
+    fc.constant('00000000-0000-0000-0000-000000000000'),
+    fc.constant('not-a-uid'),
+  );
   const key = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', '1', '10', '9', 'toString'));
   const fields = fc.record({
     uid,
-    address: fc.oneof(fc.constantFrom('127.0.0.1:50051', '[::1]:9', 'unix:/s', 'no-port', ':1'), fc.string({ maxLength: 8 })),
+    address: fc.oneof(
+      fc.constantFrom('127.0.0.1:50051', '[::1]:9', 'unix:/s', 'no-port', ':1'),
+      fc.string({ maxLength: 8 }),
+    ),
     pid: fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constant(2_147_483_647)),
     version: fc.string({ maxLength: 4 }),
     tags: fc.array(fc.string({ maxLength: 3 }), { maxLength: 5 }),
@@ -230,7 +274,14 @@ describe('decodeWorker: the same worker as workerInfo', () => {
         const bytes = message((w) => {
           base(w, { uid: f.uid, address: f.address, pid: f.pid, version: f.version });
           for (const tag of f.tags) w.uint32((5 << 3) | 2).string(tag);
-          for (const [k, v] of f.extra) w.uint32((6 << 3) | 2).fork().uint32(10).string(k).uint32(18).string(v).ldelim();
+          for (const [k, v] of f.extra)
+            w.uint32((6 << 3) | 2)
+              .fork()
+              .uint32(10)
+              .string(k)
+              .uint32(18)
+              .string(v)
+              .ldelim();
           if (f.secure) w.uint32((7 << 3) | 0).bool(true);
         });
         // What the wire means: empty strings are absent fields, a later map entry replaces an earlier one.
@@ -238,7 +289,15 @@ describe('decodeWorker: the same worker as workerInfo', () => {
         for (const [k, v] of f.extra) extra.set(k, v);
         let expected: WorkerInfo | string;
         try {
-          expected = workerInfo({ uid: f.uid, address: f.address, pid: f.pid, version: f.version, tags: f.tags, extra, secure: f.secure });
+          expected = workerInfo({
+            uid: f.uid,
+            address: f.address,
+            pid: f.pid,
+            version: f.version,
+            tags: f.tags,
+            extra,
+            secure: f.secure,
+          });
         } catch (error) {
           expected = `Invalid worker metadata: ${(error as Error).message}`;
         }
@@ -271,15 +330,27 @@ describe('decodeWorker: bad input', () => {
   });
 
   it('rejects a bad uuid, naming it', () => {
-    rejects(message((w) => base(w, { uid: 'not-a-uuid' })), /not-a-uuid/, TypeError);
+    rejects(
+      message((w) => base(w, { uid: 'not-a-uuid' })),
+      /not-a-uuid/,
+      TypeError,
+    );
   });
 
   it('rejects a negative pid, naming it', () => {
-    rejects(message((w) => base(w, { pid: -5 })), /pid.*-5/, TypeError);
+    rejects(
+      message((w) => base(w, { pid: -5 })),
+      /pid.*-5/,
+      TypeError,
+    );
   });
 
   it('rejects an address without a port', () => {
-    rejects(message((w) => base(w, { address: 'localhost' })), /localhost/, TypeError);
+    rejects(
+      message((w) => base(w, { address: 'localhost' })),
+      /localhost/,
+      TypeError,
+    );
   });
 
   it('rejects an unknown compression code, naming it', () => {
@@ -287,7 +358,11 @@ describe('decodeWorker: bad input', () => {
       rejects(
         message((w) => {
           base(w);
-          w.uint32((8 << 3) | 2).fork().uint32((8 << 3) | 0).int32(code).ldelim();
+          w.uint32((8 << 3) | 2)
+            .fork()
+            .uint32((8 << 3) | 0)
+            .int32(code)
+            .ldelim();
         }),
         new RegExp(`compression.*${code}`),
         TypeError,
@@ -305,10 +380,12 @@ describe('decodeWorker: bad input', () => {
     rejects(Buffer.from(bytes)); // Node Buffers take protobufjs's BufferReader path: still strict.
     // Overlong encoding and an unpaired surrogate encoded as UTF-8 (CESU) too.
     for (const bad of [Uint8Array.of(0xc0, 0xaf), Uint8Array.of(0xed, 0xa0, 0x80)]) {
-      rejects(message((w) => {
-        base(w);
-        w.uint32((5 << 3) | 2).bytes(bad);
-      }));
+      rejects(
+        message((w) => {
+          base(w);
+          w.uint32((5 << 3) | 2).bytes(bad);
+        }),
+      );
     }
   });
 
@@ -322,9 +399,12 @@ describe('decodeWorker: bad input', () => {
 
   it('rejects something that is not a Uint8Array', () => {
     for (const bad of ['0a24', null, [10, 36]]) {
-      assert.throws(() => decodeWorker(bad as unknown as Uint8Array), (error: unknown) => {
-        return error instanceof WorkerDecodeError && /expected a Uint8Array/.test(error.message);
-      });
+      assert.throws(
+        () => decodeWorker(bad as unknown as Uint8Array),
+        (error: unknown) => {
+          return error instanceof WorkerDecodeError && /expected a Uint8Array/.test(error.message);
+        },
+      );
     }
   });
 
@@ -367,11 +447,15 @@ describe('protobuf codec: properties', () => {
   it('corrupted vector bytes give a valid worker or a WorkerDecodeError, nothing else', () => {
     const vector = fc.constantFrom(...vectors.map((v) => fromHex(v.protobuf_hex)));
     fc.assert(
-      fc.property(vector, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), (original, edits) => {
-        const bytes = original.slice();
-        for (const [at, value] of edits) bytes[at % bytes.length] = value;
-        decodesOrRejects(bytes);
-      }),
+      fc.property(
+        vector,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+        (original, edits) => {
+          const bytes = original.slice();
+          for (const [at, value] of edits) bytes[at % bytes.length] = value;
+          decodesOrRejects(bytes);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

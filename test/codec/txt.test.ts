@@ -95,7 +95,10 @@ describe('decodeTxt: wool vectors', () => {
 
     it(`decodes the txt of ${vector.uid} as bonjour-service gives it (bytes, true for bare keys)`, () => {
       const binary = Object.fromEntries(
-        Object.entries(vector.txt).map(([key, value]) => [key, value === null ? true : new TextEncoder().encode(value)]),
+        Object.entries(vector.txt).map(([key, value]) => [
+          key,
+          value === null ? true : new TextEncoder().encode(value),
+        ]),
       );
       const fromBuffers = Object.fromEntries(
         Object.entries(vector.txt).map(([key, value]) => [key, value === null ? true : Buffer.from(value)]),
@@ -142,7 +145,8 @@ describe('decodeTxt: bad records', () => {
   });
 
   it('rejects a non-decimal pid, naming it', () => {
-    for (const pid of ['-1', '4.2', '0x10', ' 42', 'abc', '1e3']) rejects({ ...BASE, pid }, new RegExp(`pid.*${JSON.stringify(pid).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    for (const pid of ['-1', '4.2', '0x10', ' 42', 'abc', '1e3'])
+      rejects({ ...BASE, pid }, new RegExp(`pid.*${JSON.stringify(pid).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   });
 
   it('rejects a pid beyond int32 (workerInfo TypeError as cause)', () => {
@@ -184,25 +188,31 @@ describe('decodeTxt: bad records', () => {
 describe('TXT codec: properties', () => {
   it('encode → decode gives the same worker (options are not sent)', () => {
     fc.assert(
-      fc.property(anyWorker.filter((worker) => worker.version !== ''), (worker) => {
-        const decoded = decodeTxt(encodeTxt(worker), { uid: worker.uid, address: worker.address });
-        assert.ok(sameWorker(decoded, withoutOptions(worker)));
-      }),
+      fc.property(
+        anyWorker.filter((worker) => worker.version !== ''),
+        (worker) => {
+          const decoded = decodeTxt(encodeTxt(worker), { uid: worker.uid, address: worker.address });
+          assert.ok(sameWorker(decoded, withoutOptions(worker)));
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('the JSON is pure ASCII and means what JSON.stringify means', () => {
     fc.assert(
-      fc.property(anyWorker.filter((worker) => worker.version !== ''), (worker) => {
-        const txt = encodeTxt(worker);
-        for (const key of ['tags', 'extra'] as const) {
-          const value = txt[key];
-          if (value == null) continue;
-          assert.match(value, /^[\x20-\x7e]*$/);
-          assert.deepEqual(JSON.parse(value), key === 'tags' ? [...worker.tags] : { ...worker.extra });
-        }
-      }),
+      fc.property(
+        anyWorker.filter((worker) => worker.version !== ''),
+        (worker) => {
+          const txt = encodeTxt(worker);
+          for (const key of ['tags', 'extra'] as const) {
+            const value = txt[key];
+            if (value == null) continue;
+            assert.match(value, /^[\x20-\x7e]*$/);
+            assert.deepEqual(JSON.parse(value), key === 'tags' ? [...worker.tags] : { ...worker.extra });
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -41,7 +41,7 @@ function defaultDescribe(event: DiscoveryEvent): string {
 }
 
 function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : JSON.stringify(error) ?? typeof error;
+  return error instanceof Error ? `${error.name}: ${error.message}` : (JSON.stringify(error) ?? typeof error);
 }
 
 interface Waiter {

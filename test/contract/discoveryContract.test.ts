@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 const fixture = fileURLToPath(new URL('./fixtures/brokenMemoryBackend.ts', import.meta.url));
 
 /** Runs the contract suite against the memory backend once per bug; resolves with each bug's passed and failed test titles. */
-function runWithBugs(bugs: readonly string[]): Promise<{ results: Map<string, { passed: string[]; failed: string[] }>; output: string }> {
+function runWithBugs(
+  bugs: readonly string[],
+): Promise<{ results: Map<string, { passed: string[]; failed: string[] }>; output: string }> {
   return new Promise((resolve, reject) => {
     // Without NODE_TEST_CONTEXT, or the child would report to this runner instead of running its own.
     const { NODE_TEST_CONTEXT: _context, ...env } = process.env;

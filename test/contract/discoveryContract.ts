@@ -155,7 +155,9 @@ class Scope {
 
   /** The names of a snapshot's workers, sorted: `['A@1', 'B@2']`. */
   names(snapshot: WorkerSnapshot): string[] {
-    return [...snapshot.values()].map((worker) => `${this.#names.get(worker.uid) ?? worker.uid}@${worker.version}`).sort();
+    return [...snapshot.values()]
+      .map((worker) => `${this.#names.get(worker.uid) ?? worker.uid}@${worker.version}`)
+      .sort();
   }
 
   /** A worker named `name` in messages, with a fresh uid. */
@@ -207,10 +209,7 @@ class Scope {
     await publisher.publish('worker-added', sentinel);
     await Promise.all(
       collectors.map((collector) =>
-        collector.waitFor(
-          (events) => events.some((event) => event.worker.uid === sentinel.uid),
-          `sentinel ${name}`,
-        ),
+        collector.waitFor((events) => events.some((event) => event.worker.uid === sentinel.uid), `sentinel ${name}`),
       ),
     );
     await sleep(this.#options.settleMs ?? 50);
@@ -375,7 +374,10 @@ export function describeDiscoveryContract(
       assert.equal(publisher.closed, true);
       for (const type of ['worker-added', 'worker-updated', 'worker-dropped'] as const) {
         await assert.rejects(publisher.publish(type, a), (error: unknown) => {
-          assert.ok(error instanceof PublisherClosedError, `${type}: expected PublisherClosedError, got ${String(error)}`);
+          assert.ok(
+            error instanceof PublisherClosedError,
+            `${type}: expected PublisherClosedError, got ${String(error)}`,
+          );
           assert.equal(error.code, 'WOOLRX_PUBLISHER_CLOSED');
           return true;
         });
@@ -402,7 +404,11 @@ export function describeDiscoveryContract(
       await watcher.waitFor((events) => events.length >= 5, 'A and B dropped');
       assert.deepEqual(s.summaries(watcher).slice(3).sort(), ['dropped A@1', 'dropped B@1']);
       const sentinel = await s.settle(second, watcher);
-      assert.equal(s.summaries(watcher).length, 6, `nothing but the sentinel after the drops: ${s.summaries(watcher).join(', ')}`);
+      assert.equal(
+        s.summaries(watcher).length,
+        6,
+        `nothing but the sentinel after the drops: ${s.summaries(watcher).join(', ')}`,
+      );
       assert.equal(s.summaries(watcher)[5], sentinel);
 
       const late = await s.collect(discovery.events());
@@ -413,7 +419,10 @@ export function describeDiscoveryContract(
       await second[Symbol.asyncDispose]();
       assert.equal(second.closed, true);
       await late.waitFor((events) => events.length >= 4, 'C and the sentinel dropped');
-      assert.deepEqual(s.summaries(late).slice(2).sort(), ['dropped C@1', `dropped ${sentinel.slice('added '.length)}`].sort());
+      assert.deepEqual(
+        s.summaries(late).slice(2).sort(),
+        ['dropped C@1', `dropped ${sentinel.slice('added '.length)}`].sort(),
+      );
     });
 
     test('ownership: an update from another publisher changes the metadata, not the owner', async (s) => {
@@ -435,9 +444,16 @@ export function describeDiscoveryContract(
       await other.close(); // owns nothing: withdraws nothing
       const sentinel = await s.settle(owner, watcher);
       assert.deepEqual(s.summaries(watcher).at(-1), sentinel);
-      assert.equal(s.summaries(watcher).filter((line) => line.startsWith('dropped')).length, 0, s.summaries(watcher).join(', '));
+      assert.equal(
+        s.summaries(watcher).filter((line) => line.startsWith('dropped')).length,
+        0,
+        s.summaries(watcher).join(', '),
+      );
       await owner.close(); // the registrant withdraws it
-      await watcher.waitFor((events) => events.some((event) => event.type === 'worker-dropped' && event.worker.uid === a.uid), 'A dropped');
+      await watcher.waitFor(
+        (events) => events.some((event) => event.type === 'worker-dropped' && event.worker.uid === a.uid),
+        'A dropped',
+      );
       assert.ok(s.summaries(watcher).includes(`dropped A@${version}`), s.summaries(watcher).join(', '));
     });
 
@@ -459,7 +475,10 @@ export function describeDiscoveryContract(
         assert.deepEqual(s.summaries(late).sort(), ['added A@2', sentinel].sort());
         await owner.close();
         await watcher.waitFor((events) => events.length >= 5, 'A and the sentinel dropped');
-        assert.deepEqual(s.summaries(watcher).slice(3).sort(), ['dropped A@2', `dropped ${sentinel.slice('added '.length)}`].sort());
+        assert.deepEqual(
+          s.summaries(watcher).slice(3).sort(),
+          ['dropped A@2', `dropped ${sentinel.slice('added '.length)}`].sort(),
+        );
       });
     }
 
@@ -492,12 +511,22 @@ export function describeDiscoveryContract(
           // A's registrant lives: A stays, though its metadata names the dead child.
           await sleep(reaping.withinMs / 2);
           const sentinel = await s.settle(owner, watcher);
-          assert.deepEqual(s.summaries(watcher), ['added A@1', 'added B@1', 'updated A@2', 'updated B@2', 'dropped B@2', sentinel]);
+          assert.deepEqual(s.summaries(watcher), [
+            'added A@1',
+            'added B@1',
+            'updated A@2',
+            'updated B@2',
+            'dropped B@2',
+            sentinel,
+          ]);
           const late = await s.collect(discovery.events());
           await late.waitFor((events) => events.length >= 2, 'A and the sentinel');
           assert.deepEqual(s.summaries(late).sort(), ['added A@2', sentinel].sort());
           await owner.close();
-          await watcher.waitFor((events) => events.some((event) => event.type === 'worker-dropped' && event.worker.uid === a.uid), 'A dropped');
+          await watcher.waitFor(
+            (events) => events.some((event) => event.type === 'worker-dropped' && event.worker.uid === a.uid),
+            'A dropped',
+          );
         } finally {
           await child.kill();
         }
@@ -515,7 +544,11 @@ export function describeDiscoveryContract(
       await s.settle(publisher, await s.collect(discovery.events()));
       const twin = s.twin(discovery);
       const first = await s.firstSnapshot(twin);
-      assert.deepEqual(s.names(first), ['A@1', 'B@1', 'S1@1', 'S@1'], 'nothing partial: every registered worker is in the first snapshot');
+      assert.deepEqual(
+        s.names(first),
+        ['A@1', 'B@1', 'S1@1', 'S@1'],
+        'nothing partial: every registered worker is in the first snapshot',
+      );
       const gpus = await firstValueFrom(twin.snapshots(GPU).pipe(timeout(options.timeoutMs ?? 5000)));
       assert.deepEqual(s.names(gpus), ['B@1', 'S1@1', 'S@1']);
     });

@@ -24,7 +24,11 @@ export interface ChildPublisher {
  * @param options The backend's options (JSON-serialisable).
  * @returns The child, once its publisher exists.
  */
-export async function spawnChildPublisher(backend: 'local' | 'etcd', namespace: string, options: object): Promise<ChildPublisher> {
+export async function spawnChildPublisher(
+  backend: 'local' | 'etcd',
+  namespace: string,
+  options: object,
+): Promise<ChildPublisher> {
   const child = spawn(process.execPath, ['--import', 'tsx', main, backend, namespace, JSON.stringify(options)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -16,6 +16,9 @@ describe('docs/getting-started.md', () => {
       "from 'woolrx'",
     );
     const page = readFileSync(new URL('../../docs/getting-started.md', import.meta.url), 'utf8');
-    assert.ok(page.includes(`\`\`\`ts\n${example}\`\`\``), 'docs/getting-started.md does not show docs/examples/firstPipeline.ts as it is');
+    assert.ok(
+      page.includes(`\`\`\`ts\n${example}\`\`\``),
+      'docs/getting-started.md does not show docs/examples/firstPipeline.ts as it is',
+    );
   });
 });

@@ -26,10 +26,15 @@ describe('docs marble pictures', () => {
   });
 
   it('covers every operator of the docs', () => {
-    assert.deepEqual(
-      diagrams.map((d) => d.name).sort(),
-      ['PredicatedQueue', 'diffSnapshots', 'expireWorkers', 'filterWorkers', 'leaseWorkers', 'shareWorkers', 'toSnapshots'],
-    );
+    assert.deepEqual(diagrams.map((d) => d.name).sort(), [
+      'PredicatedQueue',
+      'diffSnapshots',
+      'expireWorkers',
+      'filterWorkers',
+      'leaseWorkers',
+      'shareWorkers',
+      'toSnapshots',
+    ]);
   });
 
   it('parses marbles the way TestScheduler run mode times them', () => {
@@ -70,6 +75,11 @@ describe('docs marble pictures', () => {
     assert.equal(svg.match(/<title>subscribe<\/title>/g)?.length, 1);
     assert.equal(svg.match(/<title>unsubscribe<\/title>/g)?.length, 1);
     assert.equal(svg.match(/stroke-dasharray="3 2"\/>/g)?.length, 2, 'one group pill, one unsubscribe line');
-    assert.equal(renderDiagram({ name: 'x', title: 't', operator: 'o', lines: [], legend: [], verify: () => undefined }).includes('NaN'), false);
+    assert.equal(
+      renderDiagram({ name: 'x', title: 't', operator: 'o', lines: [], legend: [], verify: () => undefined }).includes(
+        'NaN',
+      ),
+      false,
+    );
   });
 });

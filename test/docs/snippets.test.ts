@@ -53,7 +53,7 @@ function snippetsOf(path: string): Snippet[] {
     return {
       where: `${relative(REPO, path)}:${text.slice(0, match.index).split('\n').length}`,
       lang: match[1] as Snippet['lang'],
-      mode: marker === '' ? 'run' : (marker),
+      mode: marker === '' ? 'run' : marker,
       code: match[3] ?? '',
     };
   });
@@ -61,7 +61,8 @@ function snippetsOf(path: string): Snippet[] {
 
 const snippets = [join(REPO, 'README.md'), ...markdownFiles(join(REPO, 'docs'))].flatMap(snippetsOf);
 const EXTENSION = { ts: 'mts', js: 'mjs', mjs: 'mjs', cjs: 'cjs' } as const;
-const fileName = (snippet: Snippet, index: number): string => `snippet${index}-${snippet.where.replace(/\W+/g, '-')}.${EXTENSION[snippet.lang]}`;
+const fileName = (snippet: Snippet, index: number): string =>
+  `snippet${index}-${snippet.where.replace(/\W+/g, '-')}.${EXTENSION[snippet.lang]}`;
 
 let ws: PackedWorkspace;
 let project: string;
@@ -69,7 +70,10 @@ let project: string;
 function runSnippet(node: string, file: string, lang: Snippet['lang']): void {
   const args = lang === 'ts' ? ['--import', 'tsx', file] : [file];
   const result = ws.run(node, args, project, { PATH: `${dirname(node)}:${ws.env['PATH'] ?? ''}` }, 30_000);
-  const how = result.error === undefined ? `exit ${String(result.status ?? result.signal)}` : `${result.error.message} (over 30 s?)`;
+  const how =
+    result.error === undefined
+      ? `exit ${String(result.status ?? result.signal)}`
+      : `${result.error.message} (over 30 s?)`;
   assert.equal(result.status, 0, `${file} on ${node}: ${how}\n${result.stdout}\n${result.stderr}`);
 }
 
@@ -77,7 +81,14 @@ describe('the snippets of README.md and docs/', { timeout: 600_000 }, () => {
   before(() => {
     ws = packWorkspace('snippets');
     project = ws.project('snippets', 'module');
-    ws.npmInstall(project, [ws.tarball, 'rxjs@^7.8.0', 'etcd3@^1.1.2', 'tsx@^4', 'typescript@~5.9.3', '@types/node@^20.19.0']);
+    ws.npmInstall(project, [
+      ws.tarball,
+      'rxjs@^7.8.0',
+      'etcd3@^1.1.2',
+      'tsx@^4',
+      'typescript@~5.9.3',
+      '@types/node@^20.19.0',
+    ]);
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
@@ -102,27 +113,40 @@ describe('the snippets of README.md and docs/', { timeout: 600_000 }, () => {
     const counts = { run: 0, 'compile-only': 0, fragment: 0 };
     for (const snippet of snippets) counts[snippet.mode] += 1;
     assert.ok(counts.run >= 5, `snippets that run: ${counts.run}`);
-    assert.ok(snippets.some((s) => s.where.startsWith('README.md') && s.mode === 'run'), "the README's Use snippet runs");
+    assert.ok(
+      snippets.some((s) => s.where.startsWith('README.md') && s.mode === 'run'),
+      "the README's Use snippet runs",
+    );
   });
 
   snippets.forEach((snippet, index) => {
     if (snippet.mode !== 'run') return;
-    it(`${snippet.where} runs on ${process.version}`, () => runSnippet(process.execPath, fileName(snippet, index), snippet.lang));
+    it(`${snippet.where} runs on ${process.version}`, () =>
+      runSnippet(process.execPath, fileName(snippet, index), snippet.lang));
   });
 
   it('every TypeScript snippet that runs or is compile-only type-checks against the packed package (tsc, strict, noUnusedLocals)', () => {
-    const files = snippets.flatMap((snippet, index) => (snippet.lang === 'ts' && snippet.mode !== 'fragment' ? [fileName(snippet, index)] : []));
+    const files = snippets.flatMap((snippet, index) =>
+      snippet.lang === 'ts' && snippet.mode !== 'fragment' ? [fileName(snippet, index)] : [],
+    );
     assert.ok(files.length >= 10, `TypeScript snippets checked: ${files.length}`);
     const config = join(project, 'tsconfig.snippets.json');
     writeFileSync(config, JSON.stringify({ extends: './tsconfig.json', include: files }));
-    ok(ws.run(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', config], project), `tsc ${files.join(' ')}`);
+    ok(
+      ws.run(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', config], project),
+      `tsc ${files.join(' ')}`,
+    );
   });
 
   it("the README's snippets run on Node 22, 24 and 26 (the official binaries)", { timeout: 600_000 }, () => {
-    const out = execFileSync(process.execPath, [join(REPO, 'scripts/install-node-versions.mjs'), 'x64:22', 'x64:24', 'x64:26'], {
-      encoding: 'utf8',
-      timeout: 600_000,
-    });
+    const out = execFileSync(
+      process.execPath,
+      [join(REPO, 'scripts/install-node-versions.mjs'), 'x64:22', 'x64:24', 'x64:26'],
+      {
+        encoding: 'utf8',
+        timeout: 600_000,
+      },
+    );
     const nodes = out
       .trim()
       .split('\n')

@@ -26,9 +26,14 @@ describe('WoolrxError', () => {
     assert.ok(error instanceof MyError && error instanceof WorkerNotFoundError && error instanceof WoolrxError);
   });
 
-  it('an error from the other build (ESM vs CJS) is an instance of this build\'s classes', () => {
+  it("an error from the other build (ESM vs CJS) is an instance of this build's classes", () => {
     // dist/ is built by `npm test` (pretest); both builds are loaded through the exports map.
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', `
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
       import { createRequire } from 'node:module';
       import * as esm from 'woolrx';
       const cjs = createRequire(import.meta.url)('woolrx');
@@ -39,14 +44,19 @@ describe('WoolrxError', () => {
         fromCjs instanceof esm.WorkerNotFoundError, fromCjs instanceof esm.WoolrxError,
         fromCjs instanceof esm.PublisherClosedError,
         fromEsm instanceof cjs.MissingDependencyError, fromEsm instanceof cjs.WoolrxError,
-      ]));`], { encoding: 'utf8' });
+      ]));`,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.deepEqual(JSON.parse(out), [true, true, true, false, true, true]);
   });
 });
 
 describe('MissingDependencyError', () => {
   it('names the package and the command to install it', () => {
-    const error = new MissingDependencyError('etcd3', 'woolrx/etcd', false, { cause: new Error("Cannot find module 'etcd3'") });
+    const error = new MissingDependencyError('etcd3', 'woolrx/etcd', false, {
+      cause: new Error("Cannot find module 'etcd3'"),
+    });
     assert.equal(error.code, 'WOOLRX_MISSING_DEPENDENCY');
     assert.equal(error.packageName, 'etcd3');
     assert.equal(error.entry, 'woolrx/etcd');
@@ -56,8 +66,11 @@ describe('MissingDependencyError', () => {
 
   it('for an installed package that does not load, says to rebuild it and why', () => {
     const error = new MissingDependencyError('etcd3', 'woolrx/etcd', true, {
-      cause: new Error('Cannot find module \'@grpc/grpc-js\'\nRequire stack: ...'),
+      cause: new Error("Cannot find module '@grpc/grpc-js'\nRequire stack: ..."),
     });
-    assert.match(error.message, /^woolrx\/etcd cannot load etcd3 \(Cannot find module '@grpc\/grpc-js'\): .*npm rebuild etcd3/);
+    assert.match(
+      error.message,
+      /^woolrx\/etcd cannot load etcd3 \(Cannot find module '@grpc\/grpc-js'\): .*npm rebuild etcd3/,
+    );
   });
 });

@@ -18,11 +18,19 @@ describe('docs/errors.md', () => {
     const inSource = new Set<string>();
     // (Environment variables, such as WOOLRX_ETCD_PASSWORD, are not error codes.)
     const ENV = new Set(['WOOLRX_ETCD_PASSWORD', 'WOOLRX_TEST']);
-    for (const file of sources('src')) for (const match of readFileSync(file, 'utf8').matchAll(/'(WOOLRX_[A-Z_]+)'/g)) if (!ENV.has(match[1] ?? '')) inSource.add(match[1] ?? '');
+    for (const file of sources('src'))
+      for (const match of readFileSync(file, 'utf8').matchAll(/'(WOOLRX_[A-Z_]+)'/g))
+        if (!ENV.has(match[1] ?? '')) inSource.add(match[1] ?? '');
     const catalogue = readFileSync('docs/errors.md', 'utf8');
-    const rows = new Set([...catalogue.matchAll(/^\| `(WOOLRX_[A-Z_]+)` \| `(\w+)` \|/gm)].map((match) => match[1] ?? ''));
+    const rows = new Set(
+      [...catalogue.matchAll(/^\| `(WOOLRX_[A-Z_]+)` \| `(\w+)` \|/gm)].map((match) => match[1] ?? ''),
+    );
     assert.ok(inSource.size >= 10, `only ${inSource.size} codes found in src/`);
     assert.deepEqual([...inSource].filter((code) => !rows.has(code)).sort(), [], 'codes without a catalogue row');
-    assert.deepEqual([...rows].filter((code) => !inSource.has(code)).sort(), [], 'catalogue rows for codes src/ does not raise');
+    assert.deepEqual(
+      [...rows].filter((code) => !inSource.has(code)).sort(),
+      [],
+      'catalogue rows for codes src/ does not raise',
+    );
   });
 });

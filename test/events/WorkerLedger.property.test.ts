@@ -120,7 +120,11 @@ function outcome(run: () => DiscoveryEvent[]): DiscoveryEvent[] | TypeError {
   }
 }
 
-function assertSameOutcome(actual: DiscoveryEvent[] | TypeError, expected: DiscoveryEvent[] | TypeError, at: number): void {
+function assertSameOutcome(
+  actual: DiscoveryEvent[] | TypeError,
+  expected: DiscoveryEvent[] | TypeError,
+  at: number,
+): void {
   if (expected instanceof TypeError) {
     assert.ok(actual instanceof TypeError, `snapshot ${at}: expected a TypeError`);
     assert.equal(actual.message, expected.message, `snapshot ${at}: message`);
@@ -178,7 +182,11 @@ describe('WorkerLedger.reconcile agrees with a naive reference (fast-check)', ()
             next.set(w.uid, changes.includes(i) ? testWorker(i + 1, { version: `${before.version}.1` }) : before);
           });
           const expected = outcome(() => reference(state, next));
-          assertSameOutcome(outcome(() => ledger.reconcile(next)), expected, 0);
+          assertSameOutcome(
+            outcome(() => ledger.reconcile(next)),
+            expected,
+            0,
+          );
           state = next;
         },
       ),
@@ -191,7 +199,10 @@ describe('WorkerLedger.reconcile agrees with a naive reference (fast-check)', ()
     const moved = testWorker(1, { address: '127.0.0.1:1' });
     const expected = reference(new Map([[w.uid, w]]), new Map([[moved.uid, moved]]));
     assert.throws(() => assertSameOutcome([], expected, 0), assert.AssertionError);
-    const equalButNotTheSame: DiscoveryEvent = { type: 'worker-updated', worker: testWorker(1, { address: '127.0.0.1:1' }) };
+    const equalButNotTheSame: DiscoveryEvent = {
+      type: 'worker-updated',
+      worker: testWorker(1, { address: '127.0.0.1:1' }),
+    };
     assert.throws(() => assertSameOutcome([equalButNotTheSame], expected, 0), assert.AssertionError);
   });
 });

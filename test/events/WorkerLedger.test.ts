@@ -20,10 +20,12 @@ function snapshot(...workers: WorkerInfo[]): Map<string, WorkerInfo> {
 describe('WorkerLedger', () => {
   it('put: added for an unknown uid, updated only when the metadata changed, nothing when it did not', () => {
     const ledger = new WorkerLedger();
-    assert.deepEqual(
-      brief([ledger.put(w1), ledger.put(w1), ledger.put(testWorker(1)), ledger.put(w1b)]),
-      ['added 127.0.0.1:50001', '-', '-', 'updated 127.0.0.1:50001'],
-    );
+    assert.deepEqual(brief([ledger.put(w1), ledger.put(w1), ledger.put(testWorker(1)), ledger.put(w1b)]), [
+      'added 127.0.0.1:50001',
+      '-',
+      '-',
+      'updated 127.0.0.1:50001',
+    ]);
     assert.equal(ledger.get(w1.uid), w1b);
     assert.equal(ledger.size, 1);
   });
@@ -57,12 +59,18 @@ describe('WorkerLedger', () => {
   it('reconcile: a key that is not its worker uid throws a TypeError naming both, and the state is unchanged', () => {
     const ledger = new WorkerLedger();
     ledger.reconcile(snapshot(w1));
-    const bad = new Map([[w1.uid, w1], ['x', w2]]);
-    assert.throws(() => ledger.reconcile(bad), (error: unknown) => {
-      assert.ok(error instanceof TypeError);
-      assert.match(error.message, /"x".*3c6ef362-0000-4000-8000-000000000002/);
-      return true;
-    });
+    const bad = new Map([
+      [w1.uid, w1],
+      ['x', w2],
+    ]);
+    assert.throws(
+      () => ledger.reconcile(bad),
+      (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, /"x".*3c6ef362-0000-4000-8000-000000000002/);
+        return true;
+      },
+    );
     assert.deepEqual([...ledger.values()], [w1]);
     assert.deepEqual(brief(ledger.reconcile(snapshot(w1))), []);
   });

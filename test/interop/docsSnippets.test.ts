@@ -13,7 +13,9 @@ import { assertRealWool, WOOL_PYTHON } from './realWool.js';
 /** The ```python block of docs/interop-wool.md whose first line is `# <name>`. */
 function snippet(name: string): string {
   const text = readFileSync(join(repoRoot, 'docs/interop-wool.md'), 'utf8');
-  const block = [...text.matchAll(/^```python\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '').find((code) => code.startsWith(`# ${name}\n`));
+  const block = [...text.matchAll(/^```python\n([\s\S]*?)^```$/gm)]
+    .map((match) => match[1] ?? '')
+    .find((code) => code.startsWith(`# ${name}\n`));
   assert.ok(block !== undefined, `docs/interop-wool.md has a python block starting with "# ${name}"`);
   assert.ok(block.includes('"pool"'), 'the snippet names its namespace "pool"');
   return block;
@@ -21,7 +23,8 @@ function snippet(name: string): string {
 
 /** wool's own files, which it leaves when it is the last one out (docs/interop-wool.md). */
 function onlyWoolFiles(left: readonly string[], namespace: string): void {
-  for (const path of left) assert.match(path, new RegExp(`/(wool-lock-[\\w-]{30}|wool-${namespace})$`), `left behind: ${path}`);
+  for (const path of left)
+    assert.match(path, new RegExp(`/(wool-lock-[\\w-]{30}|wool-${namespace})$`), `left behind: ${path}`);
 }
 
 describe('docs/interop-wool.md: the wool-side snippets, run against the real wool', { timeout: 120_000 }, () => {
@@ -55,7 +58,15 @@ describe('docs/interop-wool.md: the wool-side snippets, run against the real woo
       uid = match[1] ?? '';
       const watch = woolrx(['watch', '-n', namespace, '--json']);
       children.push(watch);
-      const worker = { uid, address: '127.0.0.1:50051', pid: wool.process.pid, version: '0.13.1', tags: ['gpu'], extra: {}, secure: false };
+      const worker = {
+        uid,
+        address: '127.0.0.1:50051',
+        pid: wool.process.pid,
+        version: '0.13.1',
+        tags: ['gpu'],
+        extra: {},
+        secure: false,
+      };
       assert.deepEqual(await watch.event(), { type: 'worker-added', worker });
       wool.process.stdin.write('\n');
       assert.deepEqual(await watch.event(), { type: 'worker-dropped', worker });

@@ -92,7 +92,11 @@ export class RealWool {
    * namespace the test made; a local peer may run in one too, e.g. a
    * two-hosts test's host with its own `/dev/shm`).
    */
-  static async start(backend: 'local' | 'lan', namespace: string, options: { capacity?: number; netns?: Spawner; lazy?: boolean } = {}): Promise<RealWool> {
+  static async start(
+    backend: 'local' | 'lan',
+    namespace: string,
+    options: { capacity?: number; netns?: Spawner; lazy?: boolean } = {},
+  ): Promise<RealWool> {
     assertRealWool();
     const args = [
       REALWOOL_PEER,
@@ -119,7 +123,10 @@ export class RealWool {
   }
 
   /** Runs operations one by one in wool's publisher; returns how many succeeded and wool's error, if any. */
-  async publishMany(ops: readonly { type: DiscoveryEventType; worker: WoolWorker }[], timeoutMs = 60_000): Promise<Report & { count?: number }> {
+  async publishMany(
+    ops: readonly { type: DiscoveryEventType; worker: WoolWorker }[],
+    timeoutMs = 60_000,
+  ): Promise<Report & { count?: number }> {
     return this.agent.call({ op: 'publishMany', ops }, timeoutMs);
   }
 
@@ -152,14 +159,22 @@ export class RealWool {
   /** Waits until wool's state on `id` equals `expected` (compared as JSON, keys sorted). */
   async waitForState(id: string, expected: readonly WoolWorker[], what: string, timeoutMs = 10_000): Promise<void> {
     const want = canonical(expected);
-    await this.agent.waitUntil(() => (canonical([...this.state(id).values()]) === want ? true : undefined), () => `${what}: wool's state ${canonical([...this.state(id).values()])}\n  wanted ${want}`, timeoutMs);
+    await this.agent.waitUntil(
+      () => (canonical([...this.state(id).values()]) === want ? true : undefined),
+      () => `${what}: wool's state ${canonical([...this.state(id).values()])}\n  wanted ${want}`,
+      timeoutMs,
+    );
   }
 
   /** Takes wool's cross-process lock of the namespace (waiting as long as it takes); resolves once held. */
   async holdLock(timeoutMs = 15_000): Promise<void> {
     const held = this.agent.reports.filter((r) => r.ev === 'locked').length;
     this.agent.send({ op: 'holdLock' });
-    await this.agent.waitUntil(() => (this.agent.reports.filter((r) => r.ev === 'locked').length > held ? true : undefined), 'wool holds its lock', timeoutMs);
+    await this.agent.waitUntil(
+      () => (this.agent.reports.filter((r) => r.ev === 'locked').length > held ? true : undefined),
+      'wool holds its lock',
+      timeoutMs,
+    );
   }
 
   /** Releases the lock {@link holdLock} took. */
@@ -170,7 +185,10 @@ export class RealWool {
   /** Leaves like a wool process at the end of its `with` blocks, and waits for exit 0. */
   async exit(timeoutMs = 15_000): Promise<void> {
     await this.agent.ok({ op: 'exit' }, timeoutMs);
-    const exited = await Promise.race([this.agent.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs).unref())]);
+    const exited = await Promise.race([
+      this.agent.exited,
+      new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs).unref()),
+    ]);
     assert.notEqual(exited, 'timeout', `wool peer ${this.pid} did not exit`);
     assert.deepEqual(exited, { code: 0, signal: null }, `wool peer exit; stderr: ${this.agent.stderr.join('\n')}`);
   }
@@ -206,7 +224,12 @@ export function canonical(workers: readonly WoolWorker[]): string {
 function woolOnce(namespace: string, commands: readonly object[]): Report[] {
   assertRealWool();
   const input = commands.map((command, i) => `${JSON.stringify({ seq: i + 1, ...command })}\n`).join('');
-  const result = spawnSync(WOOL_PYTHON, [REALWOOL_PEER, 'local', namespace, '--lazy'], { input, encoding: 'utf8', timeout: 30_000, maxBuffer: 64 << 20 });
+  const result = spawnSync(WOOL_PYTHON, [REALWOOL_PEER, 'local', namespace, '--lazy'], {
+    input,
+    encoding: 'utf8',
+    timeout: 30_000,
+    maxBuffer: 64 << 20,
+  });
   assert.equal(result.status, 0, `wool process failed: ${result.stderr || result.error?.message || ''}`);
   assert.equal(result.stderr, '');
   return result.stdout
@@ -217,14 +240,16 @@ function woolOnce(namespace: string, commands: readonly object[]): Report[] {
 
 /** The workers in the namespace's segment, read by wool's own code (slot order). */
 export function woolScan(namespace: string): WoolWorker[] {
-  const done = woolOnce(namespace, [{ op: 'scan' }]).find((r) => r.ev === 'done') as (Report & { workers?: WoolWorker[] }) | undefined;
+  const done = woolOnce(namespace, [{ op: 'scan' }]).find((r) => r.ev === 'done') as
+    (Report & { workers?: WoolWorker[] }) | undefined;
   assert.ok(done?.workers !== undefined, 'wool scan answered');
   return done.workers;
 }
 
 /** One non-blocking attempt at wool's lock of the namespace by a wool process: "busy" or "free". */
 export function woolTryLock(namespace: string): string {
-  const done = woolOnce(namespace, [{ op: 'tryLock' }]).find((r) => r.ev === 'done') as (Report & { value?: string }) | undefined;
+  const done = woolOnce(namespace, [{ op: 'tryLock' }]).find((r) => r.ev === 'done') as
+    (Report & { value?: string }) | undefined;
   assert.ok(done?.value !== undefined, 'wool tryLock answered');
   return done.value;
 }

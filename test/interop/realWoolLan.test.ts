@@ -63,13 +63,19 @@ function lanWorker(port: number, overrides: Partial<Parameters<typeof workerInfo
 
 /** An update of every TXT field. */
 function changed(worker: WorkerInfo): WorkerInfo {
-  return workerInfo({ ...worker, version: `${worker.version}+1`, tags: ['cpu'], extra: { 'ключ': 'значение' }, secure: !worker.secure });
+  return workerInfo({
+    ...worker,
+    version: `${worker.version}+1`,
+    tags: ['cpu'],
+    extra: { 'ключ': 'значение' },
+    secure: !worker.secure,
+  });
 }
 
 const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
 describe('LAN interop with the real wool (two network namespaces)', () => {
-  it('wool → woolrx: add, update in place, drop (goodbye), and expiry of a SIGKILLed wool publisher\'s worker', async () => {
+  it("wool → woolrx: add, update in place, drop (goodbye), and expiry of a SIGKILLed wool publisher's worker", async () => {
     const ns = uniqueNamespace('realwool-lan-w2rx');
     const rx = await woolrxAgent(b);
     // zeroconf builds an answer when a query arrives and may send it up to ~1 s later, after an update
@@ -80,29 +86,45 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     const wool = await RealWool.start('lan', ns, { netns: a });
     const w = lanWorker(7500);
     await wool.publish('worker-added', w);
-    const added = await rx.waitFor((r) => r.ev === 'event' && r.id === 'w' && r.worker?.uid === w.uid, 'wool\'s worker in the watching subscription', 15_000);
+    const added = await rx.waitFor(
+      (r) => r.ev === 'event' && r.id === 'w' && r.worker?.uid === w.uid,
+      "wool's worker in the watching subscription",
+      15_000,
+    );
     assert.equal(added.type, 'worker-added');
     assert.deepEqual(json(added.worker), json(w));
     // A fresh subscription finds it by asking.
     rx.send({ op: 'subscribe', id: 'f', namespace: ns, options: QUIET });
-    const found = await rx.waitFor((r) => r.ev === 'event' && r.id === 'f' && r.worker?.uid === w.uid, 'wool\'s worker in a fresh subscription', 15_000);
+    const found = await rx.waitFor(
+      (r) => r.ev === 'event' && r.id === 'f' && r.worker?.uid === w.uid,
+      "wool's worker in a fresh subscription",
+      15_000,
+    );
     assert.deepEqual(json(found.worker), json(w));
     await sleep(3000); // past the fresh subscription's second query (and zeroconf's delayed answers to it)
 
     const w2 = changed(w);
     await wool.publish('worker-updated', w2);
     for (const id of ['w', 'f']) {
-      const updated = await rx.waitFor((r) => r.ev === 'event' && r.id === id && r.type === 'worker-updated', `update in ${id}`);
+      const updated = await rx.waitFor(
+        (r) => r.ev === 'event' && r.id === id && r.type === 'worker-updated',
+        `update in ${id}`,
+      );
       assert.deepEqual(json(updated.worker), json(w2));
     }
     await sleep(1000); // zeroconf's three announcements of the update: still one event
     await wool.publish('worker-dropped', w2);
     const dropStart = Date.now();
-    for (const id of ['w', 'f']) await rx.waitFor((r) => r.ev === 'event' && r.id === id && r.type === 'worker-dropped', `goodbye in ${id}`, 3000);
+    for (const id of ['w', 'f'])
+      await rx.waitFor((r) => r.ev === 'event' && r.id === id && r.type === 'worker-dropped', `goodbye in ${id}`, 3000);
     assert.ok(Date.now() - dropStart < 3000);
     await sleep(500);
     for (const id of ['w', 'f']) {
-      assert.deepEqual(rx.summaries(id), [`added ${w.uid}@${w.version}`, `updated ${w.uid}@${w2.version}`, `dropped ${w.uid}@${w2.version}`], `events of ${id}`);
+      assert.deepEqual(
+        rx.summaries(id),
+        [`added ${w.uid}@${w.version}`, `updated ${w.uid}@${w2.version}`, `dropped ${w.uid}@${w2.version}`],
+        `events of ${id}`,
+      );
     }
 
     // Expiry: a subscription that asks every second and drops what is unseen for 4 s.
@@ -114,15 +136,25 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     await sleep(REQUERY * 1.5); // seen again in a re-query at least once
     const killedAt = Date.now();
     await wool.kill('SIGKILL'); // no goodbye
-    const expired = await rx.waitFor((r) => r.ev === 'event' && r.id === 'e' && r.worker?.uid === x.uid && r.type === 'worker-dropped', 'x expired', EXPIRE_AFTER + REQUERY + 5000);
+    const expired = await rx.waitFor(
+      (r) => r.ev === 'event' && r.id === 'e' && r.worker?.uid === x.uid && r.type === 'worker-dropped',
+      'x expired',
+      EXPIRE_AFTER + REQUERY + 5000,
+    );
     const elapsed = (expired.at ?? Date.now()) - killedAt;
-    assert.ok(elapsed >= EXPIRE_AFTER - REQUERY - 500 && elapsed <= EXPIRE_AFTER + REQUERY + 3000, `expired ${elapsed} ms after the SIGKILL (expireAfter ${EXPIRE_AFTER}, requeryInterval ${REQUERY})`);
+    assert.ok(
+      elapsed >= EXPIRE_AFTER - REQUERY - 500 && elapsed <= EXPIRE_AFTER + REQUERY + 3000,
+      `expired ${elapsed} ms after the SIGKILL (expireAfter ${EXPIRE_AFTER}, requeryInterval ${REQUERY})`,
+    );
     assert.deepEqual(rx.summaries('e'), [`added ${x.uid}@${x.version}`, `dropped ${x.uid}@${x.version}`]);
-    assert.deepEqual(rx.reports.filter((r) => r.ev === 'diag' || r.ev === 'error' || r.ev === 'fatal'), []);
+    assert.deepEqual(
+      rx.reports.filter((r) => r.ev === 'diag' || r.ev === 'error' || r.ev === 'fatal'),
+      [],
+    );
     rx.kill();
   });
 
-  it('woolrx → wool: a watching and a fresh wool subscriber see woolrx\'s add, update and goodbye; a SIGKILLed woolrx publisher\'s worker stays in wool until its PTR record\'s TTL', async () => {
+  it("woolrx → wool: a watching and a fresh wool subscriber see woolrx's add, update and goodbye; a SIGKILLed woolrx publisher's worker stays in wool until its PTR record's TTL", async () => {
     const ns = uniqueNamespace('realwool-lan-rx2w');
     const watching = await RealWool.start('lan', ns, { netns: b });
     await watching.subscribe('s');
@@ -131,7 +163,7 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     await rx.waitFor((r) => r.ev === 'publisher', 'publisher');
     const w = lanWorker(7501);
     await rx.ok({ op: 'publish', id: 'p', type: 'worker-added', worker: w });
-    await watching.waitForState('s', [w], 'wool sees woolrx\'s worker, every TXT field', 15_000);
+    await watching.waitForState('s', [w], "wool sees woolrx's worker, every TXT field", 15_000);
     const fresh = await RealWool.start('lan', ns, { netns: b });
     await fresh.subscribe('s');
     await fresh.waitForState('s', [w], 'a fresh wool subscriber finds it', 15_000);
@@ -142,7 +174,13 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     await sleep(1500);
     for (const p of [watching, fresh]) {
       // An update in place: never a removal and a new add in wool.
-      assert.deepEqual(p.events('s').map((r) => r.type).filter((t) => t !== 'worker-updated'), ['worker-added']);
+      assert.deepEqual(
+        p
+          .events('s')
+          .map((r) => r.type)
+          .filter((t) => t !== 'worker-updated'),
+        ['worker-added'],
+      );
       assert.equal(canonical([...p.state('s').values()]), canonical([w2]));
     }
     await rx.ok({ op: 'publish', id: 'p', type: 'worker-dropped', worker: w2 });
@@ -157,13 +195,17 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     // PTR record expires: woolrx's PTR TTL is 4500 s (RFC 6762 §10, as
     // zeroconf's own). Documented in docs/interop-wool.md.
     await sleep(EXPIRE_AFTER + REQUERY);
-    assert.equal(canonical([...watching.state('s').values()]), canonical([x]), 'wool still lists the SIGKILLed publisher\'s worker');
+    assert.equal(
+      canonical([...watching.state('s').values()]),
+      canonical([x]),
+      "wool still lists the SIGKILLed publisher's worker",
+    );
     for (const p of [watching, fresh]) assert.deepEqual(p.errors(), []);
     await fresh.exit();
     await watching.exit();
   });
 
-  it('signed woolrx → wool: wool (no key) lists a keyed woolrx publisher\'s worker with every field, its update and goodbye; a keyed woolrx subscriber lists it too (#26)', async () => {
+  it("signed woolrx → wool: wool (no key) lists a keyed woolrx publisher's worker with every field, its update and goodbye; a keyed woolrx subscriber lists it too (#26)", async () => {
     const ns = uniqueNamespace('realwool-lan-signed');
     const signingKey = randomBytes(24).toString('base64url');
     const wool = await RealWool.start('lan', ns, { netns: b });
@@ -177,7 +219,10 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     const w = lanWorker(7511);
     await rx.ok({ op: 'publish', id: 'p', type: 'worker-added', worker: w });
     await wool.waitForState('s', [w], 'wool sees the signed worker, every TXT field', 15_000);
-    await keyed.waitUntil(() => keyed.events('k').find((r) => r.worker?.uid === w.uid), 'the keyed woolrx subscriber lists it');
+    await keyed.waitUntil(
+      () => keyed.events('k').find((r) => r.worker?.uid === w.uid),
+      'the keyed woolrx subscriber lists it',
+    );
     // Re-signing: the publisher's clock moves 2 min on, so its next answer (to a fresh wool's first
     // query) carries a new signature entry. wool's subscribers keep the worker, metadata unchanged.
     rx.send({ op: 'clock', offsetMs: 120_000 });
@@ -189,21 +234,44 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     await sleep(2000);
     const resigned = wool.events('s').slice(before);
     process.stderr.write(`wool events after a re-signed answer: ${JSON.stringify(resigned.map((r) => r.type))}\n`);
-    assert.ok(resigned.every((r) => r.type === 'worker-updated'), 'only updates (same metadata)');
+    assert.ok(
+      resigned.every((r) => r.type === 'worker-updated'),
+      'only updates (same metadata)',
+    );
     assert.equal(canonical([...wool.state('s').values()]), canonical([w]));
     await fresh.exit();
     const w2 = changed(w);
     await rx.ok({ op: 'publish', id: 'p', type: 'worker-updated', worker: w2 });
     await wool.waitForState('s', [w2], 'the signed update');
-    await keyed.waitUntil(() => (keyed.events('k').at(-1)?.worker?.version === w2.version ? true : undefined), 'the keyed subscriber follows the update');
+    await keyed.waitUntil(
+      () => (keyed.events('k').at(-1)?.worker?.version === w2.version ? true : undefined),
+      'the keyed subscriber follows the update',
+    );
     await rx.ok({ op: 'publish', id: 'p', type: 'worker-dropped', worker: w2 });
     await wool.waitForState('s', [], 'the goodbye', 3000);
     // The two subscribers hear the same goodbye in two processes: wait for the keyed one too.
-    await keyed.waitUntil(() => keyed.events('k').find((r) => r.type === 'worker-dropped'), 'the keyed subscriber drops it on the goodbye', 3000);
-    assert.deepEqual(wool.events('s').map((r) => r.type).filter((t) => t !== 'worker-updated'), ['worker-added', 'worker-dropped']);
-    assert.deepEqual(keyed.events('k').map((r) => r.type), ['worker-added', 'worker-updated', 'worker-dropped'], 'one update, never a re-signing');
+    await keyed.waitUntil(
+      () => keyed.events('k').find((r) => r.type === 'worker-dropped'),
+      'the keyed subscriber drops it on the goodbye',
+      3000,
+    );
+    assert.deepEqual(
+      wool
+        .events('s')
+        .map((r) => r.type)
+        .filter((t) => t !== 'worker-updated'),
+      ['worker-added', 'worker-dropped'],
+    );
+    assert.deepEqual(
+      keyed.events('k').map((r) => r.type),
+      ['worker-added', 'worker-updated', 'worker-dropped'],
+      'one update, never a re-signing',
+    );
     assert.deepEqual(wool.errors(), []);
-    assert.deepEqual(keyed.reports.filter((r) => r.ev === 'diag' && r.kind === 'unauthenticated-record'), []);
+    assert.deepEqual(
+      keyed.reports.filter((r) => r.ev === 'diag' && r.kind === 'unauthenticated-record'),
+      [],
+    );
     await wool.exit();
   });
 });

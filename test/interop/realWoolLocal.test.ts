@@ -100,10 +100,11 @@ function changed(worker: WorkerInfo): WorkerInfo {
 }
 
 const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
-const summary = (recorder: Recorder): string[] => recorder.events.map((e) => `${e.type} ${e.worker.uid} ${e.worker.version}`);
+const summary = (recorder: Recorder): string[] =>
+  recorder.events.map((e) => `${e.type} ${e.worker.uid} ${e.worker.version}`);
 
 describe('local interop with the real wool', () => {
-  it('wool → woolrx: a watching and a fresh woolrx subscriber see exactly wool\'s adds, updates and drops, every field intact', async () => {
+  it("wool → woolrx: a watching and a fresh woolrx subscriber see exactly wool's adds, updates and drops, every field intact", async () => {
     const { ns, uids } = namespace('w2rx');
     // Already watching before wool exists: notifications only (no poll), so wool's touch must drive it.
     const watching = localDiscovery(ns, { pollInterval: false });
@@ -119,7 +120,7 @@ describe('local interop with the real wool', () => {
     assert.deepEqual(json(early.workers.get(b.uid)), json(b));
 
     const fresh = record(localDiscovery(ns, { pollInterval: false }));
-    await waitFor(() => fresh.workers.size === 2, 'fresh subscriber\'s initial burst');
+    await waitFor(() => fresh.workers.size === 2, "fresh subscriber's initial burst");
     const subscribers = [early, fresh];
     const step = async (type: DiscoveryEventType, worker: WorkerInfo, what: string): Promise<void> => {
       const counts = subscribers.map((s) => s.events.length);
@@ -147,9 +148,17 @@ describe('local interop with the real wool', () => {
       `worker-dropped ${a.uid} ${a2.version}`,
       `worker-dropped ${b.uid} ${b2.version}`,
     ]);
-    assert.deepEqual(summary(fresh).slice(0, 2).sort(), [`worker-added ${a.uid} ${a.version}`, `worker-added ${b.uid} ${b.version}`].sort());
+    assert.deepEqual(
+      summary(fresh).slice(0, 2).sort(),
+      [`worker-added ${a.uid} ${a.version}`, `worker-added ${b.uid} ${b.version}`].sort(),
+    );
     assert.deepEqual(summary(fresh).slice(2), summary(early).slice(2));
-    for (const s of subscribers) for (const e of s.events) assert.deepEqual(json(e.worker), json([a, a2, b, b2].filter((w) => w.uid === e.worker.uid && w.version === e.worker.version)[0]));
+    for (const s of subscribers)
+      for (const e of s.events)
+        assert.deepEqual(
+          json(e.worker),
+          json([a, a2, b, b2].filter((w) => w.uid === e.worker.uid && w.version === e.worker.version)[0]),
+        );
     assert.deepEqual(early.diagnostics, []);
     await wool.exit(); // the owner unlinks the segment
     early.stop();
@@ -157,7 +166,7 @@ describe('local interop with the real wool', () => {
     assert.deepEqual(residue(ns, uids), []);
   });
 
-  it('woolrx → wool: a watching and a fresh wool subscriber end at woolrx\'s state after every step (wool re-reports unchanged workers)', async () => {
+  it("woolrx → wool: a watching and a fresh wool subscriber end at woolrx's state after every step (wool re-reports unchanged workers)", async () => {
     const { ns, uids } = namespace('rx2w');
     const publisher = localDiscovery(ns).publisher(); // woolrx creates the segment
     const a = richWorker(uids);
@@ -166,7 +175,7 @@ describe('local interop with the real wool', () => {
     try {
       await publisher.publish('worker-added', a);
       await watching.subscribe('s'); // no poll_interval: woolrx's touches alone must wake it
-      await watching.waitForState('s', [a], 'a, at wool\'s first scan');
+      await watching.waitForState('s', [a], "a, at wool's first scan");
       await publisher.publish('worker-added', b);
       await watching.waitForState('s', [a, b], 'b added');
       const fresh = await RealWool.start('local', ns);
@@ -190,7 +199,11 @@ describe('local interop with the real wool', () => {
         // worker-updated, changed or not; but never a spurious add or drop.
         assert.equal(types.filter((t) => t.startsWith('worker-added')).length, 2, types.join('\n'));
         assert.equal(types.filter((t) => t.startsWith('worker-dropped')).length, 2, types.join('\n'));
-        for (const r of p.events('s')) assert.ok([a, a2, b, b2].some((w) => canonical([w]) === canonical([r.worker!])), `wool read a worker woolrx never wrote: ${JSON.stringify(r.worker)}`);
+        for (const r of p.events('s'))
+          assert.ok(
+            [a, a2, b, b2].some((w) => canonical([w]) === canonical([r.worker!])),
+            `wool read a worker woolrx never wrote: ${JSON.stringify(r.worker)}`,
+          );
       }
       await fresh.exit();
       await watching.exit();
@@ -198,7 +211,10 @@ describe('local interop with the real wool', () => {
       await publisher.close();
     }
     // woolrx created the segment and removed it when its last worker left; wool never removes its own tmp files.
-    assert.deepEqual(residue(ns, uids).filter((path) => !woolTmpFiles(ns).includes(path)), []);
+    assert.deepEqual(
+      residue(ns, uids).filter((path) => !woolTmpFiles(ns).includes(path)),
+      [],
+    );
     for (const path of woolTmpFiles(ns)) rmSync(path, { recursive: true, force: true });
   });
 
@@ -223,7 +239,13 @@ describe('local interop with the real wool', () => {
         secure: random() < 0.5,
       });
       const r = random();
-      const type: DiscoveryEventType = !truth.has(uid) ? 'worker-added' : r < 0.5 ? 'worker-updated' : r < 0.65 ? 'worker-added' : 'worker-dropped';
+      const type: DiscoveryEventType = !truth.has(uid)
+        ? 'worker-added'
+        : r < 0.5
+          ? 'worker-updated'
+          : r < 0.65
+            ? 'worker-added'
+            : 'worker-dropped';
       if (type === 'worker-dropped') truth.delete(uid);
       else truth.set(uid, worker);
       ops.push({ type, worker });
@@ -233,7 +255,7 @@ describe('local interop with the real wool', () => {
 
   for (const creator of ['wool', 'woolrx'] as const) {
     for (const last of ['wool', 'woolrx'] as const) {
-      it(`mixed: wool and woolrx publishers churn 3,000 operations (${creator} created the segment); woolrx subscribers end at the truth; ${last} leaves last; nothing is left${last === 'wool' ? ' but wool\'s own tmp files' : ''}`, async () => {
+      it(`mixed: wool and woolrx publishers churn 3,000 operations (${creator} created the segment); woolrx subscribers end at the truth; ${last} leaves last; nothing is left${last === 'wool' ? " but wool's own tmp files" : ''}`, async () => {
         const { ns, uids } = namespace(`mix-${creator}-${last}`);
         const woolPool = Array.from({ length: 24 }, () => randomUUID());
         const rxPool = Array.from({ length: 24 }, () => randomUUID());
@@ -241,7 +263,10 @@ describe('local interop with the real wool', () => {
         const seed = (creator === 'wool' ? 1 : 2) + (last === 'wool' ? 10 : 20);
         const woolSide = churn(seed, 'wool', woolPool, 1500);
         const rxSide = churn(seed + 100, 'rx', rxPool, 1500);
-        const subscribers = [localDiscovery(ns, { pollInterval: false }), localDiscovery(ns, { pollInterval: 200 })].map((d) => record(d));
+        const subscribers = [
+          localDiscovery(ns, { pollInterval: false }),
+          localDiscovery(ns, { pollInterval: 200 }),
+        ].map((d) => record(d));
         const publisher = localDiscovery(ns).publisher();
         let wool: RealWool;
         if (creator === 'wool') {
@@ -257,10 +282,18 @@ describe('local interop with the real wool', () => {
           if (i % 8 === 0) await tick();
         }
         const woolDone = await woolRun;
-        assert.deepEqual([woolDone.count, woolDone.error], [woolSide.ops.length, undefined], 'wool\'s publisher ran every operation');
+        assert.deepEqual(
+          [woolDone.count, woolDone.error],
+          [woolSide.ops.length, undefined],
+          "wool's publisher ran every operation",
+        );
         const truth = canonical([...woolSide.truth.values(), ...rxSide.truth.values()]);
         for (const [i, s] of subscribers.entries()) {
-          await waitFor(() => canonical([...s.workers.values()]) === truth, `woolrx subscriber ${i} at the truth`, 20_000).catch(() => {
+          await waitFor(
+            () => canonical([...s.workers.values()]) === truth,
+            `woolrx subscriber ${i} at the truth`,
+            20_000,
+          ).catch(() => {
             assert.equal(canonical([...s.workers.values()]), truth, `woolrx subscriber ${i}`);
           });
           assert.equal(s.error, undefined);
@@ -268,7 +301,9 @@ describe('local interop with the real wool', () => {
 
         const woolLeaves = async (): Promise<void> => {
           // A wool pool withdraws its workers, then leaves its `with` blocks.
-          await wool.publishMany([...woolSide.truth.values()].map((worker) => ({ type: 'worker-dropped' as const, worker })));
+          await wool.publishMany(
+            [...woolSide.truth.values()].map((worker) => ({ type: 'worker-dropped' as const, worker })),
+          );
           await wool.exit();
         };
         const woolrxLeaves = async (): Promise<void> => {
@@ -283,7 +318,10 @@ describe('local interop with the real wool', () => {
           // wool's owner unlinks the segment at exit, woolrx's workers in it or not (and touches nothing):
           // the polling woolrx subscriber reports them dropped at its next poll.
           const remaining = creator === 'wool' ? [] : [...rxSide.truth.values()];
-          await waitFor(() => canonical([...subscribers[1]!.workers.values()]) === canonical(remaining), 'wool\'s workers gone');
+          await waitFor(
+            () => canonical([...subscribers[1]!.workers.values()]) === canonical(remaining),
+            "wool's workers gone",
+          );
           await publisher.close();
           await waitFor(() => subscribers.every((s) => s.workers.size === 0), 'every worker gone');
           await woolrxLeaves();
@@ -295,7 +333,11 @@ describe('local interop with the real wool', () => {
           // A segment woolrx created and wool left last stays: woolrx's last one out does not remove a
           // segment holding wool's workers, and wool unlinks only segments it created (docs/interop-wool.md).
           const segment = `/dev/shm/${shortHash(ns)}`;
-          assert.deepEqual(left.filter((path) => !woolOwn.includes(path)), creator === 'wool' ? [] : [segment], 'nothing but wool\'s own tmp files');
+          assert.deepEqual(
+            left.filter((path) => !woolOwn.includes(path)),
+            creator === 'wool' ? [] : [segment],
+            "nothing but wool's own tmp files",
+          );
           if (creator === 'woolrx') {
             // The next woolrx process to come and go removes the now empty segment, and wool's files with it.
             const passer = record(localDiscovery(ns));
@@ -322,7 +364,7 @@ describe('local interop with the real wool', () => {
     const wByWool = workerInfo({ ...w, version: 'by-wool' });
     await readder.publish('worker-added', wByWool);
     await readder.exit();
-    await waitFor(() => watcher.workers.get(w.uid)?.version === 'by-wool', 'wool\'s refresh');
+    await waitFor(() => watcher.workers.get(w.uid)?.version === 'by-wool', "wool's refresh");
     const fresh = record(localDiscovery(ns, { pollInterval: false }));
     await waitFor(() => fresh.workers.size === 1, 'fresh subscriber');
     assert.deepEqual(json(fresh.workers.get(w.uid)), json(wByWool), 'still registered after the wool process exited');
@@ -345,22 +387,29 @@ describe('local interop with the real wool', () => {
     await child.call({ op: 'publish', type: 'worker-added', worker: vByRx });
     await child.call({ op: 'exit' }); // close(), then the process ends
     assert.equal(await child.exited, 0);
-    await owner.waitForState('s', [vByRx], 'wool still has it, with woolrx\'s refresh');
+    await owner.waitForState('s', [vByRx], "wool still has it, with woolrx's refresh");
     await waitFor(() => watcher.workers.get(v.uid)?.version === 'by-woolrx', 'woolrx still has it');
-    assert.deepEqual(owner.events('s').filter((r) => r.type === 'worker-dropped'), [], 'never dropped');
+    assert.deepEqual(
+      owner.events('s').filter((r) => r.type === 'worker-dropped'),
+      [],
+      'never dropped',
+    );
     assert.deepEqual(watcher.of('worker-dropped', v.uid), [], 'never dropped');
     await owner.publish('worker-dropped', v);
     await waitFor(() => !watcher.workers.has(v.uid), 'dropped by its owner');
     await owner.exit();
     watcher.stop();
-    assert.deepEqual(watcher.events.map((e) => `${e.type} ${e.worker.uid} ${e.worker.version}`), [
-      `worker-added ${w.uid} ${w.version}`,
-      `worker-updated ${w.uid} by-wool`,
-      `worker-dropped ${w.uid} by-wool`,
-      `worker-added ${v.uid} ${v.version}`,
-      `worker-updated ${v.uid} by-woolrx`,
-      `worker-dropped ${v.uid} by-woolrx`,
-    ]);
+    assert.deepEqual(
+      watcher.events.map((e) => `${e.type} ${e.worker.uid} ${e.worker.version}`),
+      [
+        `worker-added ${w.uid} ${w.version}`,
+        `worker-updated ${w.uid} by-wool`,
+        `worker-dropped ${w.uid} by-wool`,
+        `worker-added ${v.uid} ${v.version}`,
+        `worker-updated ${v.uid} by-woolrx`,
+        `worker-dropped ${v.uid} by-woolrx`,
+      ],
+    );
     assert.deepEqual(residue(ns, uids), []);
   });
 });

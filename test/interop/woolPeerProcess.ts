@@ -27,7 +27,11 @@ export function killWoolPeers(): void {
  * @param options `capacity` when this process creates the segment.
  * @returns The running peer.
  */
-export async function startWoolPeer(namespace: string, worker: WorkerInfo, options: { capacity?: number } = {}): Promise<WoolPeer> {
+export async function startWoolPeer(
+  namespace: string,
+  worker: WorkerInfo,
+  options: { capacity?: number } = {},
+): Promise<WoolPeer> {
   const wool = await RealWool.start('local', namespace, options);
   await wool.publish('worker-added', worker, 20_000);
   return { wool, worker };

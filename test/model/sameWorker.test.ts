@@ -16,7 +16,19 @@ const w = workerInfo({
 describe('sameWorker', () => {
   it('is true for the same reference and for structural copies', () => {
     assert.ok(sameWorker(w, w));
-    assert.ok(sameWorker(w, workerInfo({ ...w, tags: ['big', 'gpu'], extra: new Map([['rack', '7'], ['zone', 'eu-1']]) })));
+    assert.ok(
+      sameWorker(
+        w,
+        workerInfo({
+          ...w,
+          tags: ['big', 'gpu'],
+          extra: new Map([
+            ['rack', '7'],
+            ['zone', 'eu-1'],
+          ]),
+        }),
+      ),
+    );
   });
 
   it('compares tags as a set and extra as a map', () => {

@@ -30,8 +30,21 @@ describe('workerInfo', () => {
   });
 
   it('accepts tags as a Set and extra as a Map or pairs, sorting keys', () => {
-    const fromMap = workerInfo({ ...base, tags: new Set(['gpu']), extra: new Map([['zone', 'eu-1'], ['rack', '7']]) });
-    const fromPairs = workerInfo({ ...base, extra: [['rack', '7'], ['zone', 'eu-1']] });
+    const fromMap = workerInfo({
+      ...base,
+      tags: new Set(['gpu']),
+      extra: new Map([
+        ['zone', 'eu-1'],
+        ['rack', '7'],
+      ]),
+    });
+    const fromPairs = workerInfo({
+      ...base,
+      extra: [
+        ['rack', '7'],
+        ['zone', 'eu-1'],
+      ],
+    });
     assert.deepEqual(Object.keys(fromMap.extra), ['rack', 'zone']);
     assert.deepEqual(fromMap.extra, fromPairs.extra);
     assert.deepEqual(fromMap.tags, ['gpu']);
@@ -97,7 +110,10 @@ describe('workerInfo', () => {
   it('rejects a key that is not a field, as the factories reject unknown options', () => {
     rejects({ tag: 'gpu' }, /^Invalid worker field: "tag" \(expected one of uid, address, .*; did you mean tags\?\)$/);
     rejects({ extras: { zone: 'eu' } }, /field: "extras" .*did you mean extra\?/);
-    rejects({ host: 'x' }, /^Invalid worker field: "host" \(expected one of uid, address, pid, version, tags, extra, secure, options\)$/);
+    rejects(
+      { host: 'x' },
+      /^Invalid worker field: "host" \(expected one of uid, address, pid, version, tags, extra, secure, options\)$/,
+    );
   });
 
   it('accepts paired surrogates (emoji) in text', () => {
@@ -105,7 +121,13 @@ describe('workerInfo', () => {
   });
 
   it('accepts every documented address form', () => {
-    for (const address of ['127.0.0.1:1', 'host.example:65535', '[::1]:9000', '[fe80::1%eth0]:80', 'unix:/tmp/w.sock']) {
+    for (const address of [
+      '127.0.0.1:1',
+      'host.example:65535',
+      '[::1]:9000',
+      '[fe80::1%eth0]:80',
+      'unix:/tmp/w.sock',
+    ]) {
       assert.equal(workerInfo({ ...base, address }).address, address);
     }
   });

@@ -102,7 +102,10 @@ describe('PredicatedQueue: close and error', () => {
     assert.equal(queue.closed, true);
     await assert.rejects(waiting, (err: unknown) => err instanceof QueueClosedError && err instanceof WoolrxError);
     await assert.rejects(queue.put('c'), QueueClosedError);
-    assert.throws(() => queue.tryPut('c'), (err: unknown) => err instanceof QueueClosedError && err.code === 'WOOLRX_QUEUE_CLOSED');
+    assert.throws(
+      () => queue.tryPut('c'),
+      (err: unknown) => err instanceof QueueClosedError && err.code === 'WOOLRX_QUEUE_CLOSED',
+    );
     assert.deepEqual(await taker, [], 'a taker nothing is left for completes');
     assert.deepEqual(await lastValueFrom(queue.take(any, 5).pipe(toArray())), ['a']);
   });
@@ -130,11 +133,17 @@ describe('PredicatedQueue: remove', () => {
     queue.tryPut('x1');
     const x2 = track(queue.put('x2'));
     const b = track(queue.put('b'));
-    assert.equal(queue.remove((item) => item.startsWith('x')), 2);
+    assert.equal(
+      queue.remove((item) => item.startsWith('x')),
+      2,
+    );
     await tick();
     assert.deepEqual([x2.state, b.state], ['resolved', 'resolved']);
     assert.deepEqual(queue.items, ['a', 'b']);
-    assert.equal(queue.remove(() => false), 0);
+    assert.equal(
+      queue.remove(() => false),
+      0,
+    );
   });
 
   it('leaves the queue unchanged when match throws, and rejects a non-function', () => {
@@ -204,13 +213,15 @@ describe('PredicatedQueue: re-entrancy', () => {
     const got: string[] = [];
     let refused: boolean | undefined;
     let later: Promise<void> | undefined;
-    queue.take((item) => item !== 'a', 2).subscribe((item) => {
-      got.push(item);
-      if (item === 'b') {
-        refused = queue.tryPut('c');
-        later = queue.put('d');
-      }
-    });
+    queue
+      .take((item) => item !== 'a', 2)
+      .subscribe((item) => {
+        got.push(item);
+        if (item === 'b') {
+          refused = queue.tryPut('c');
+          later = queue.put('d');
+        }
+      });
     queue.tryPut('b'); // full, but the taker wants it
     assert.equal(refused, false);
     assert.deepEqual(got, ['b', 'd']);
@@ -259,7 +270,8 @@ describe('PredicatedQueue and predicatedTake: validation and interop', () => {
     for (const maxSize of [0, -1, 1.5, NaN, '2']) {
       assert.throws(
         () => new PredicatedQueue({ maxSize: maxSize as number }),
-        (err: unknown) => err instanceof TypeError && err.message.includes(`got ${maxSize === '2' ? '"2"' : String(maxSize)}`),
+        (err: unknown) =>
+          err instanceof TypeError && err.message.includes(`got ${maxSize === '2' ? '"2"' : String(maxSize)}`),
       );
     }
     assert.throws(() => new PredicatedQueue(null as unknown as object), /options must be an object, got null/);
@@ -272,7 +284,8 @@ describe('PredicatedQueue and predicatedTake: validation and interop', () => {
     for (const count of [0, -1, 2.5, NaN, '1']) {
       assert.throws(
         () => predicatedTake(any, count as number),
-        (err: unknown) => err instanceof TypeError && err.message.includes(`got ${count === '1' ? '"1"' : String(count)}`),
+        (err: unknown) =>
+          err instanceof TypeError && err.message.includes(`got ${count === '1' ? '"1"' : String(count)}`),
       );
     }
     assert.equal(typeof predicatedTake(any, Infinity), 'function');
@@ -304,7 +317,15 @@ describe('PredicatedQueue and predicatedTake: validation and interop', () => {
         return of('X');
       },
     });
-    assert.deepEqual(await lastValueFrom(foreign.pipe(predicatedTake((item) => item !== 'a', 2), toArray())), ['G', 'H']);
+    assert.deepEqual(
+      await lastValueFrom(
+        foreign.pipe(
+          predicatedTake((item) => item !== 'a', 2),
+          toArray(),
+        ),
+      ),
+      ['G', 'H'],
+    );
     assert.deepEqual(calls, []);
   });
 

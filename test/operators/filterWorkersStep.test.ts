@@ -42,14 +42,31 @@ describe('filterWorkersStep', () => {
 
   it('throws what the predicate throws, and a TypeError naming a malformed event', () => {
     const boom = new Error('boom');
-    assert.throws(() => filterWorkersStep(new Map(), () => { throw boom; }, added(testWorker(1))), (err) => err === boom);
-    assert.throws(() => filterWorkersStep(new Map(), gpu, { type: 'worker-added', worker: null } as unknown as DiscoveryEvent), {
-      name: 'TypeError',
-      message: 'filterWorkers: event has no worker uid: {"type":"worker-added","worker":null}',
-    });
-    assert.throws(() => filterWorkersStep(new Map(), gpu, { type: 'worker-moved', worker: testWorker(1) } as unknown as DiscoveryEvent), {
-      name: 'TypeError',
-      message: 'filterWorkers: unknown event type "worker-moved"',
-    });
+    assert.throws(
+      () =>
+        filterWorkersStep(
+          new Map(),
+          () => {
+            throw boom;
+          },
+          added(testWorker(1)),
+        ),
+      (err) => err === boom,
+    );
+    assert.throws(
+      () => filterWorkersStep(new Map(), gpu, { type: 'worker-added', worker: null } as unknown as DiscoveryEvent),
+      {
+        name: 'TypeError',
+        message: 'filterWorkers: event has no worker uid: {"type":"worker-added","worker":null}',
+      },
+    );
+    assert.throws(
+      () =>
+        filterWorkersStep(new Map(), gpu, { type: 'worker-moved', worker: testWorker(1) } as unknown as DiscoveryEvent),
+      {
+        name: 'TypeError',
+        message: 'filterWorkers: unknown event type "worker-moved"',
+      },
+    );
   });
 });

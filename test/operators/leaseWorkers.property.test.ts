@@ -23,9 +23,18 @@ type Op =
 const tag = fc.constantFrom<Tag>('a', 'b', 'c');
 const n = fc.integer({ min: 1, max: 4 });
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('announce' as const), n, tag, version: fc.integer({ min: 1, max: 2 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant('announce' as const), n, tag, version: fc.integer({ min: 1, max: 2 }) }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('drop' as const), n }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('acquire' as const), tags: fc.uniqueArray(tag, { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('acquire' as const),
+      tags: fc.uniqueArray(tag, { minLength: 1, maxLength: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('leave' as const), index: fc.nat(30) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('release' as const), index: fc.nat(30) }) },
 );
@@ -77,26 +86,34 @@ describe('leaseWorkers (property)', () => {
           } else if (step.kind === 'acquire') {
             const caller: Caller = { tags: step.tags, state: 'waiting' };
             callers.push(caller);
-            caller.subscription = pool.lease((worker) => accepts(caller, worker)).subscribe({
-              error: (error: unknown) => {
-                // Only close() at the end refuses a caller still in line.
-                assert.ok(error instanceof QueueClosedError && pool.closed);
-                caller.state = 'done';
-              },
-              next: (lease) => {
-              const { worker } = lease;
-              assert.equal(caller.state, 'waiting');
-              assert.ok(same(live.get(worker.uid), worker), 'handed out: a live worker, with its latest metadata');
-              assert.ok(accepts(caller, worker), 'handed out a worker the predicate rejects');
-              assert.ok(!holding().some((other) => other.lease?.worker.uid === worker.uid), `${worker.uid} has two holders`);
-              for (const earlier of callers) {
-                if (earlier === caller) break;
-                assert.ok(!(earlier.state === 'waiting' && accepts(earlier, worker)), 'an earlier caller in line wanted it');
-              }
-              caller.lease = lease;
-              caller.state = 'holding';
-              },
-            });
+            caller.subscription = pool
+              .lease((worker) => accepts(caller, worker))
+              .subscribe({
+                error: (error: unknown) => {
+                  // Only close() at the end refuses a caller still in line.
+                  assert.ok(error instanceof QueueClosedError && pool.closed);
+                  caller.state = 'done';
+                },
+                next: (lease) => {
+                  const { worker } = lease;
+                  assert.equal(caller.state, 'waiting');
+                  assert.ok(same(live.get(worker.uid), worker), 'handed out: a live worker, with its latest metadata');
+                  assert.ok(accepts(caller, worker), 'handed out a worker the predicate rejects');
+                  assert.ok(
+                    !holding().some((other) => other.lease?.worker.uid === worker.uid),
+                    `${worker.uid} has two holders`,
+                  );
+                  for (const earlier of callers) {
+                    if (earlier === caller) break;
+                    assert.ok(
+                      !(earlier.state === 'waiting' && accepts(earlier, worker)),
+                      'an earlier caller in line wanted it',
+                    );
+                  }
+                  caller.lease = lease;
+                  caller.state = 'holding';
+                },
+              });
           } else if (step.kind === 'leave') {
             const caller = waiting()[step.index % Math.max(waiting().length, 1)];
             if (caller === undefined) continue;
@@ -126,7 +143,10 @@ describe('leaseWorkers (property)', () => {
           );
           // Nobody waits for a worker that is available to them.
           for (const caller of waiting()) {
-            assert.ok(!available.some((worker) => accepts(caller, worker)), 'a caller waits while a worker it accepts is available');
+            assert.ok(
+              !available.some((worker) => accepts(caller, worker)),
+              'a caller waits while a worker it accepts is available',
+            );
           }
         }
         pool.close();

@@ -36,13 +36,19 @@ describe('leaseWorkers', () => {
       await publisher.publish('worker-added', w(3, { tags: ['cpu'] }));
       const [first, second] = await Promise.all([pool.acquire(gpu), pool.acquire(gpu)]);
       assert.deepEqual([first.worker.uid, second.worker.uid], [w(1).uid, w(2).uid]);
-      assert.deepEqual(pool.available.map((worker) => worker.uid), [w(3).uid]);
+      assert.deepEqual(
+        pool.available.map((worker) => worker.uid),
+        [w(3).uid],
+      );
       const third = pool.acquire(gpu);
       const fourth = pool.acquire(gpu);
       assert.equal(await state(third), 'pending');
       // The recipe's subtle rule: an update of a leased worker does not put it back.
       await publisher.publish('worker-updated', w(1, { tags: ['gpu', 'busy'] }));
-      assert.deepEqual(pool.available.map((worker) => worker.uid), [w(3).uid]);
+      assert.deepEqual(
+        pool.available.map((worker) => worker.uid),
+        [w(3).uid],
+      );
       assert.equal(first.lost.aborted, false, 'still passes gpu');
       first.release();
       first.release();
@@ -97,7 +103,11 @@ describe('leaseWorkers', () => {
     const aborted = AbortSignal.abort(new Error('already'));
     source.next(added(w(2, { tags: ['gpu'] })));
     await assert.rejects(pool.acquire(gpu, { signal: aborted }), /already/);
-    assert.deepEqual(pool.available.map((worker) => worker.uid), [w(2).uid], 'an aborted acquire takes nothing');
+    assert.deepEqual(
+      pool.available.map((worker) => worker.uid),
+      [w(2).uid],
+      'an aborted acquire takes nothing',
+    );
     const late = new AbortController();
     const granted = await pool.acquire(gpu, { signal: late.signal });
     late.abort();
@@ -157,7 +167,10 @@ describe('leaseWorkers', () => {
   });
 
   it('rejects bad arguments, naming them', async () => {
-    assert.throws(() => leaseWorkers(42 as never), /leaseWorkers: events\$ must be an Observable of worker events, got 42/);
+    assert.throws(
+      () => leaseWorkers(42 as never),
+      /leaseWorkers: events\$ must be an Observable of worker events, got 42/,
+    );
     const pool = leaseWorkers(new Observable<DiscoveryItem>());
     await assert.rejects(pool.acquire('gpu' as never), /leaseWorkers: predicate must be a function, got "gpu"/);
     await assert.rejects(pool.acquire(undefined, null as never), /acquire options must be an object, got null/);
@@ -176,7 +189,10 @@ describe('leaseWorkers', () => {
         assert.equal(pool.available.length, 0);
         void lease;
       }
-      assert.deepEqual(pool.available.map((worker) => worker.uid), [w(1).uid]);
+      assert.deepEqual(
+        pool.available.map((worker) => worker.uid),
+        [w(1).uid],
+      );
     }
     assert.equal(source.observed, false);
   });
@@ -194,13 +210,16 @@ describe('leaseWorkers', () => {
     pool.close();
   });
 
-  it('an unchanged re-announcement keeps a worker\'s place; a changed one is offered again', async () => {
+  it("an unchanged re-announcement keeps a worker's place; a changed one is offered again", async () => {
     const source = new Subject<DiscoveryItem>();
     const pool = leaseWorkers(source);
     source.next(added(w(1)));
     source.next(added(w(2)));
     source.next(added(w(1)));
-    assert.deepEqual(pool.available.map((worker) => worker.uid), [w(1).uid, w(2).uid]);
+    assert.deepEqual(
+      pool.available.map((worker) => worker.uid),
+      [w(1).uid, w(2).uid],
+    );
     const big = pool.acquire((worker) => worker.extra['size'] === 'big');
     source.next(updated(w(1, { extra: { size: 'big' } })));
     assert.equal((await big).worker.uid, w(1).uid);

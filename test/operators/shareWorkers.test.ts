@@ -26,7 +26,11 @@ function show(events: readonly DiscoveryEvent[]): string[] {
 }
 
 /** A source that counts its subscriptions and unsubscriptions. */
-function counted(subject: Subject<DiscoveryEvent>): { source: Observable<DiscoveryEvent>; subs: number; unsubs: number } {
+function counted(subject: Subject<DiscoveryEvent>): {
+  source: Observable<DiscoveryEvent>;
+  subs: number;
+  unsubs: number;
+} {
   const counts = { source: new Observable<DiscoveryEvent>(), subs: 0, unsubs: 0 };
   counts.source = new Observable<DiscoveryEvent>((subscriber) => {
     counts.subs++;
@@ -53,7 +57,7 @@ describe('shareWorkers (re-entrancy and edge cases)', () => {
     first.unsubscribe();
   });
 
-  it('a subscriber joining from inside another one\'s next gets that event once, in its replay', () => {
+  it("a subscriber joining from inside another one's next gets that event once, in its replay", () => {
     const subject = new Subject<DiscoveryEvent>();
     const shared = subject.pipe(shareWorkers());
     const a: DiscoveryEvent[] = [];
@@ -141,7 +145,7 @@ describe('shareWorkers (re-entrancy and edge cases)', () => {
     subB.unsubscribe();
   });
 
-  it('events caused during a late subscriber\'s replay reach it after the replay, once', () => {
+  it("events caused during a late subscriber's replay reach it after the replay, once", () => {
     const subject = new Subject<DiscoveryEvent>();
     const shared = subject.pipe(shareWorkers());
     const a: DiscoveryEvent[] = [];
@@ -230,7 +234,7 @@ describe('shareWorkers (re-entrancy and edge cases)', () => {
     sub.unsubscribe();
   });
 
-  it('releases the source when the last subscriber leaves during the source\'s synchronous burst', () => {
+  it("releases the source when the last subscriber leaves during the source's synchronous burst", () => {
     const subject = new Subject<DiscoveryEvent>();
     const counts = counted(subject);
     // A source that emits a burst on subscribe, then keeps a live subscription.

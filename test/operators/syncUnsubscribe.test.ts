@@ -45,13 +45,29 @@ function run<T>(result: Observable<T>): T[] {
 describe('operators stop a synchronous source when a downstream take(1) unsubscribes', () => {
   it('RxJS filter (the reference): the source emits 1', () => {
     const { source, emitted } = counted((i) => added(worker(i)));
-    assert.equal(run(source.pipe(filter(() => true), take(1))).length, 1);
+    assert.equal(
+      run(
+        source.pipe(
+          filter(() => true),
+          take(1),
+        ),
+      ).length,
+      1,
+    );
     assert.equal(emitted(), 1);
   });
 
   it('filterWorkers', () => {
     const { source, emitted } = counted((i) => added(worker(i)));
-    assert.deepEqual(run(source.pipe(filterWorkers(() => true), take(1))), [added(worker(0))]);
+    assert.deepEqual(
+      run(
+        source.pipe(
+          filterWorkers(() => true),
+          take(1),
+        ),
+      ),
+      [added(worker(0))],
+    );
     assert.equal(emitted(), 1);
   });
 
@@ -110,7 +126,15 @@ describe('operators stop a synchronous source when a downstream take(1) unsubscr
 
   it('predicatedTake', () => {
     const { source, emitted } = counted((i) => i);
-    assert.deepEqual(run(source.pipe(predicatedTake((i: number) => i % 2 === 1, Infinity), take(1))), [1]);
+    assert.deepEqual(
+      run(
+        source.pipe(
+          predicatedTake((i: number) => i % 2 === 1, Infinity),
+          take(1),
+        ),
+      ),
+      [1],
+    );
     assert.equal(emitted(), 2);
   });
 
@@ -119,10 +143,12 @@ describe('operators stop a synchronous source when a downstream take(1) unsubscr
     for (let i = 0; i < N; i += 1) queue.tryPut(i);
     let delivered = 0;
     const got = run(
-      queue.take(() => true, Infinity).pipe(
-        tap(() => (delivered += 1)),
-        take(1),
-      ),
+      queue
+        .take(() => true, Infinity)
+        .pipe(
+          tap(() => (delivered += 1)),
+          take(1),
+        ),
     );
     assert.deepEqual(got, [0]);
     assert.equal(delivered, 1);

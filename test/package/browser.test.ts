@@ -64,7 +64,16 @@ port1.onmessage = (event) => socket.send(JSON.stringify(event.data));
 socket.addEventListener('open', () => globalThis.electronStandIn.send('woolrx:port', { ports: [port2] }));
 `;
 
-async function bundle(entry: string, outfile: string, options: { platform: 'browser' | 'node'; format: 'esm' | 'iife' | 'cjs'; alias?: Record<string, string>; external?: string[] }): Promise<string[]> {
+async function bundle(
+  entry: string,
+  outfile: string,
+  options: {
+    platform: 'browser' | 'node';
+    format: 'esm' | 'iife' | 'cjs';
+    alias?: Record<string, string>;
+    external?: string[];
+  },
+): Promise<string[]> {
   const result = await build({
     entryPoints: [entry],
     absWorkingDir: app,
@@ -87,13 +96,22 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
     app = ws.project('electron-app', 'module');
     ws.npmInstall(app, [ws.tarball, 'rxjs@^7.8.0']);
     mkdirSync(join(app, 'src'));
-    for (const file of readdirSync(join(REPO, 'docs/examples/electron'))) copyFileSync(join(REPO, 'docs/examples/electron', file), join(app, 'src', file));
+    for (const file of readdirSync(join(REPO, 'docs/examples/electron')))
+      copyFileSync(join(REPO, 'docs/examples/electron', file), join(app, 'src', file));
     writeFileSync(join(app, 'electron-standin.mjs'), ELECTRON_STANDIN);
     writeFileSync(join(app, 'relay.mjs'), RELAY);
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -107,13 +125,39 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
 
   it('bundles: renderer and preload for the browser, main for Node, no warning, nothing of Node in the page', async (t) => {
     const page = join(app, 'page');
-    assert.deepEqual(await bundle('src/renderer.ts', join(page, 'renderer.js'), { platform: 'browser', format: 'esm' }), []);
-    assert.deepEqual(await bundle('src/preload.ts', join(page, 'preload.js'), { platform: 'browser', format: 'iife', alias: { electron: './electron-standin.mjs' } }), []);
+    assert.deepEqual(
+      await bundle('src/renderer.ts', join(page, 'renderer.js'), { platform: 'browser', format: 'esm' }),
+      [],
+    );
+    assert.deepEqual(
+      await bundle('src/preload.ts', join(page, 'preload.js'), {
+        platform: 'browser',
+        format: 'iife',
+        alias: { electron: './electron-standin.mjs' },
+      }),
+      [],
+    );
     assert.deepEqual(await bundle('relay.mjs', join(page, 'relay.js'), { platform: 'browser', format: 'esm' }), []);
     // As the guide says: a sandboxed preload is one CommonJS file; the main process keeps packages external.
-    assert.deepEqual(await bundle('src/preload.ts', join(app, 'out/preload.cjs'), { platform: 'node', format: 'cjs', external: ['electron'] }), []);
-    assert.deepEqual(await bundle('src/main.ts', join(app, 'out/main.js'), { platform: 'node', format: 'esm', external: ['electron', 'woolrx', 'rxjs'] }), []);
-    t.diagnostic(`renderer.js (rxjs included, minified): ${(readFileSync(join(page, 'renderer.js')).length / 1000).toFixed(1)} KB`);
+    assert.deepEqual(
+      await bundle('src/preload.ts', join(app, 'out/preload.cjs'), {
+        platform: 'node',
+        format: 'cjs',
+        external: ['electron'],
+      }),
+      [],
+    );
+    assert.deepEqual(
+      await bundle('src/main.ts', join(app, 'out/main.js'), {
+        platform: 'node',
+        format: 'esm',
+        external: ['electron', 'woolrx', 'rxjs'],
+      }),
+      [],
+    );
+    t.diagnostic(
+      `renderer.js (rxjs included, minified): ${(readFileSync(join(page, 'renderer.js')).length / 1000).toFixed(1)} KB`,
+    );
     // The page loads the preload first (Electron runs it before the page), the relay after the renderer.
     const html = readFileSync(join(app, 'src/index.html'), 'utf8')
       .replace('</head>', '  <script src="./preload.js"></script>\n</head>')
@@ -124,11 +168,14 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
 
   it('shows "loading", then the complete initial state at once (empty, or both GPU workers), then each change; releases the upstreams when the pages close', async () => {
     assert.ok(browser !== undefined);
-    const load = <T>(entry: string): Promise<T> => import(pathToFileURL(join(app, 'node_modules/woolrx/dist', entry)).href) as Promise<T>;
+    const load = <T>(entry: string): Promise<T> =>
+      import(pathToFileURL(join(app, 'node_modules/woolrx/dist', entry)).href) as Promise<T>;
     const { workerInfo } = await load<typeof Core>('index.js');
     const { exposeWorkers } = await load<typeof Bridge>('bridge/index.js');
     const { localDiscovery } = await load<typeof Local>('local/index.js');
-    const { finalize } = (await import(pathToFileURL(join(app, 'node_modules/rxjs/dist/esm5/index.js')).href)) as typeof Rx;
+    const { finalize } = (await import(
+      pathToFileURL(join(app, 'node_modules/rxjs/dist/esm5/index.js')).href
+    )) as typeof Rx;
 
     // The discovery as the main process exposes it, its watch() subscriptions counted.
     const open = { upstream: 0 };
@@ -155,7 +202,9 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
       if (!/^[\w.-]+$/.test(name)) return void response.writeHead(404).end();
       try {
         const body = readFileSync(join(page, name));
-        response.writeHead(200, { 'content-type': types[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream' }).end(body);
+        response
+          .writeHead(200, { 'content-type': types[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream' })
+          .end(body);
       } catch {
         response.writeHead(404).end();
       }
@@ -167,10 +216,14 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
       socket.on('message', (data: Buffer) => emit('message', JSON.parse(data.toString('utf8'))));
       const port = {
         postMessage: (message: unknown) => socket.send(JSON.stringify(message)),
-        on: (type: string, listener: (value: unknown) => void) => void (listeners.get(type) ?? listeners.set(type, new Set()).get(type))?.add(listener),
+        on: (type: string, listener: (value: unknown) => void) =>
+          void (listeners.get(type) ?? listeners.set(type, new Set()).get(type))?.add(listener),
         off: (type: string, listener: (value: unknown) => void) => void listeners.get(type)?.delete(listener),
       };
-      const exposure = exposeWorkers(exposed(request.url?.endsWith('?empty') === true ? emptyNamespace : namespace), port);
+      const exposure = exposeWorkers(
+        exposed(request.url?.endsWith('?empty') === true ? emptyNamespace : namespace),
+        port,
+      );
       socket.on('close', () => {
         exposure.unsubscribe();
         emit('close');
@@ -197,17 +250,43 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
     };
     /** Waits until what the page showed, from entry `from` on, is `expected`. */
     const showed = async (log: string[], expected: string[], from = 0): Promise<void> => {
-      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((done) => setTimeout(done, 50))) {
+      for (
+        const deadline = Date.now() + 15_000;
+        Date.now() < deadline;
+        await new Promise((done) => setTimeout(done, 50))
+      ) {
         if (log.length - from >= expected.length) break;
       }
-      assert.deepEqual(log.slice(from), expected, `what the page showed (page errors: ${problems.join('; ') || 'none'})`);
+      assert.deepEqual(
+        log.slice(from),
+        expected,
+        `what the page showed (page errors: ${problems.join('; ') || 'none'})`,
+      );
     };
 
     const publisher = localDiscovery(namespace).publisher();
     try {
-      const gpu = workerInfo({ uid: crypto.randomUUID(), address: '127.0.0.1:7001', pid: process.pid, version: '1.0.0', tags: ['gpu'] });
-      const gpu2 = workerInfo({ uid: crypto.randomUUID(), address: '127.0.0.1:7003', pid: process.pid, version: '1.0.0', tags: ['gpu'] });
-      const cpu = workerInfo({ uid: crypto.randomUUID(), address: '127.0.0.1:7002', pid: process.pid, version: '1.0.0', tags: ['cpu'] });
+      const gpu = workerInfo({
+        uid: crypto.randomUUID(),
+        address: '127.0.0.1:7001',
+        pid: process.pid,
+        version: '1.0.0',
+        tags: ['gpu'],
+      });
+      const gpu2 = workerInfo({
+        uid: crypto.randomUUID(),
+        address: '127.0.0.1:7003',
+        pid: process.pid,
+        version: '1.0.0',
+        tags: ['gpu'],
+      });
+      const cpu = workerInfo({
+        uid: crypto.randomUUID(),
+        address: '127.0.0.1:7002',
+        pid: process.pid,
+        version: '1.0.0',
+        tags: ['cpu'],
+      });
       uids.push(gpu.uid, gpu2.uid, cpu.uid);
 
       // An empty namespace: "loading", then an empty first snapshot.
@@ -228,7 +307,11 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
 
       // Two GPU workers present when a page opens: its first list holds both.
       const second = await openPage();
-      await showed(second.log, ['(waiting for the main process)', '(loading…)', '127.0.0.1:7001  gpu,large\n127.0.0.1:7003  gpu']);
+      await showed(second.log, [
+        '(waiting for the main process)',
+        '(loading…)',
+        '127.0.0.1:7001  gpu,large\n127.0.0.1:7003  gpu',
+      ]);
       assert.equal(upstream(), 2, 'one upstream subscription per watching page');
 
       await publisher.publish('worker-dropped', gpu);

@@ -38,9 +38,21 @@ function project(name: string, type: 'module' | 'commonjs'): string {
   return ws.project(name, type);
 }
 
-function tsconfig(dir: string, name: string, compilerOptions: Record<string, unknown>, files: readonly string[]): string {
+function tsconfig(
+  dir: string,
+  name: string,
+  compilerOptions: Record<string, unknown>,
+  files: readonly string[],
+): string {
   const file = join(dir, `tsconfig.${name}.json`);
-  const options = { target: 'ES2022', strict: true, skipLibCheck: false, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, ...compilerOptions };
+  const options = {
+    target: 'ES2022',
+    strict: true,
+    skipLibCheck: false,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    ...compilerOptions,
+  };
   writeFileSync(file, `${JSON.stringify({ compilerOptions: options, files }, null, 2)}\n`);
   return file;
 }
@@ -57,7 +69,9 @@ function footprint(dir: string, exclude: readonly string[] = []): { packages: nu
     if (!existsSync(modules)) return;
     for (const entry of readdirSync(modules)) {
       if (entry.startsWith('.')) continue;
-      const names = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((scoped) => `${entry}/${scoped}`) : [entry];
+      const names = entry.startsWith('@')
+        ? readdirSync(join(modules, entry)).map((scoped) => `${entry}/${scoped}`)
+        : [entry];
       for (const name of names) {
         const path = join(modules, name);
         if ((top && exclude.includes(name)) || !existsSync(join(path, 'package.json'))) continue;
@@ -94,7 +108,9 @@ async function closedEndpoint(): Promise<string> {
     server.once('error', fail);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? done(address.port) : fail(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? done(address.port) : fail(new Error('no port')),
+      );
     });
   });
   return `http://127.0.0.1:${port}`;
@@ -115,7 +131,11 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
     npmInstall(dir, ['--omit=optional', tarball, 'rxjs@^7.8.0']);
     const own = report(t, 'core only', dir);
     assert.ok(own.bytes <= 10 * MB, `core install is ${(own.bytes / MB).toFixed(1)} MB`);
-    assert.deepEqual(readdirSync(join(dir, 'node_modules/woolrx/prebuilds')).sort(), ['linux-arm64', 'linux-x64'], 'the prebuilt flock addons ship in the package');
+    assert.deepEqual(
+      readdirSync(join(dir, 'node_modules/woolrx/prebuilds')).sort(),
+      ['linux-arm64', 'linux-x64'],
+      'the prebuilt flock addons ship in the package',
+    );
     assert.equal(existsSync(join(dir, 'node_modules/etcd3')), false);
     assert.equal(existsSync(join(dir, 'node_modules/@grpc')), false);
     assert.equal(existsSync(join(dir, 'node_modules/protobufjs')), false, 'the protobuf runtime is bundled');
@@ -125,13 +145,17 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
       copyFileSync(join(FIXTURES, file), join(dir, file));
       const out = JSON.parse(runProgram(file, dir, [namespace])) as Record<string, unknown>;
       assert.equal(out['local'], 'published', `${file}: woolrx/local needs no optional package`);
-      assert.deepEqual(out['etcd'], [
-        true,
-        true,
-        'WOOLRX_MISSING_DEPENDENCY',
-        'etcd3',
-        'woolrx/etcd needs the package etcd3, which is not installed: npm install etcd3',
-      ], file);
+      assert.deepEqual(
+        out['etcd'],
+        [
+          true,
+          true,
+          'WOOLRX_MISSING_DEPENDENCY',
+          'etcd3',
+          'woolrx/etcd needs the package etcd3, which is not installed: npm install etcd3',
+        ],
+        file,
+      );
       assert.equal(out['core'], true, `${file}: the core works`);
     }
   });
@@ -148,21 +172,53 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
     copyFileSync(join(FIXTURES, 'program.ts'), join(dir, 'program.ts'));
     copyFileSync(join(FIXTURES, 'browser.ts'), join(dir, 'browser.ts'));
     const node = { types: ['node'], lib: ['ES2022'] };
-    typecheck(dir, tsconfig(dir, 'nodenext', { ...node, module: 'nodenext', moduleResolution: 'nodenext', outDir: 'out' }, ['program.ts']));
-    typecheck(dir, tsconfig(dir, 'node16', { ...node, module: 'node16', moduleResolution: 'node16', noEmit: true }, ['program.ts']));
-    typecheck(dir, tsconfig(dir, 'bundler', { ...node, module: 'esnext', moduleResolution: 'bundler', noEmit: true }, ['program.ts']));
+    typecheck(
+      dir,
+      tsconfig(dir, 'nodenext', { ...node, module: 'nodenext', moduleResolution: 'nodenext', outDir: 'out' }, [
+        'program.ts',
+      ]),
+    );
+    typecheck(
+      dir,
+      tsconfig(dir, 'node16', { ...node, module: 'node16', moduleResolution: 'node16', noEmit: true }, ['program.ts']),
+    );
+    typecheck(
+      dir,
+      tsconfig(dir, 'bundler', { ...node, module: 'esnext', moduleResolution: 'bundler', noEmit: true }, [
+        'program.ts',
+      ]),
+    );
     // A browser project: no Node types, no esnext.disposable in lib.
-    typecheck(dir, tsconfig(dir, 'browser', { types: [], lib: ['ES2022', 'DOM'], module: 'esnext', moduleResolution: 'bundler', noEmit: true }, ['browser.ts']));
+    typecheck(
+      dir,
+      tsconfig(
+        dir,
+        'browser',
+        { types: [], lib: ['ES2022', 'DOM'], module: 'esnext', moduleResolution: 'bundler', noEmit: true },
+        ['browser.ts'],
+      ),
+    );
     // The Electron example, against the package (its electron.d.ts stands in for electron's types).
     mkdirSync(join(dir, 'electron'));
     for (const file of readdirSync(join(REPO, 'docs/examples/electron')).filter((name) => name.endsWith('.ts'))) {
       copyFileSync(join(REPO, 'docs/examples/electron', file), join(dir, 'electron', file));
     }
     const electronFiles = readdirSync(join(dir, 'electron')).map((file) => `electron/${file}`);
-    typecheck(dir, tsconfig(dir, 'electron', { ...node, module: 'nodenext', moduleResolution: 'nodenext', noEmit: true }, electronFiles));
+    typecheck(
+      dir,
+      tsconfig(
+        dir,
+        'electron',
+        { ...node, module: 'nodenext', moduleResolution: 'nodenext', noEmit: true },
+        electronFiles,
+      ),
+    );
 
     const endpoint = await closedEndpoint();
-    const out = JSON.parse(runProgram('out/program.js', dir, [], { WOOLRX_CLOSED_ENDPOINT: endpoint })) as Record<string, unknown>;
+    const out = JSON.parse(runProgram('out/program.js', dir, [], { WOOLRX_CLOSED_ENDPOINT: endpoint })) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(out, {
       codec: true,
       memory: 'worker-added',
@@ -178,8 +234,18 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
     // Bundled into one CommonJS file with no externals, as an Electron main
     // process often is: the optional packages (the .node addon, etcd3 and its
     // .proto files) stay out of the bundle and load from node_modules.
-    ok(ws.run(ESBUILD, ['program.ts', '--bundle', '--platform=node', '--format=cjs', '--outfile=bundle/main.cjs', '--log-level=error'], dir), 'esbuild');
-    const bundled = JSON.parse(runProgram('bundle/main.cjs', dir, [], { WOOLRX_CLOSED_ENDPOINT: endpoint })) as Record<string, unknown>;
+    ok(
+      ws.run(
+        ESBUILD,
+        ['program.ts', '--bundle', '--platform=node', '--format=cjs', '--outfile=bundle/main.cjs', '--log-level=error'],
+        dir,
+      ),
+      'esbuild',
+    );
+    const bundled = JSON.parse(runProgram('bundle/main.cjs', dir, [], { WOOLRX_CLOSED_ENDPOINT: endpoint })) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(bundled, out, 'the bundle behaves as the program');
   });
 
@@ -188,13 +254,24 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
     npmInstall(dir, [tarball, 'rxjs@^7.8.0', 'etcd3@^1.1.2', '@types/node@^20']);
     copyFileSync(join(FIXTURES, 'program.ts'), join(dir, 'program.ts'));
     const node = { types: ['node'], lib: ['ES2022'] };
-    typecheck(dir, tsconfig(dir, 'node16', { ...node, module: 'node16', moduleResolution: 'node16', outDir: 'out' }, ['program.ts']));
-    typecheck(dir, tsconfig(dir, 'node10', { ...node, module: 'commonjs', moduleResolution: 'node10', noEmit: true }, ['program.ts']));
+    typecheck(
+      dir,
+      tsconfig(dir, 'node16', { ...node, module: 'node16', moduleResolution: 'node16', outDir: 'out' }, ['program.ts']),
+    );
+    typecheck(
+      dir,
+      tsconfig(dir, 'node10', { ...node, module: 'commonjs', moduleResolution: 'node10', noEmit: true }, [
+        'program.ts',
+      ]),
+    );
     const compiled = execFileSync('head', ['-c', '2000', join(dir, 'out/program.js')], { encoding: 'utf8' });
     assert.match(compiled, /require\("woolrx\/local"\)/, 'compiled to CommonJS');
 
     const endpoint = await closedEndpoint();
-    const out = JSON.parse(runProgram('out/program.js', dir, [], { WOOLRX_CLOSED_ENDPOINT: endpoint })) as Record<string, unknown>;
+    const out = JSON.parse(runProgram('out/program.js', dir, [], { WOOLRX_CLOSED_ENDPOINT: endpoint })) as Record<
+      string,
+      unknown
+    >;
     assert.equal(out['localDropped'], 'worker-dropped');
     assert.equal(out['etcd'], 'WOOLRX_ETCD_UNAVAILABLE');
     assert.equal(out['codec'], true);
@@ -202,7 +279,11 @@ describe('the packed package, installed without a C++ toolchain', { timeout: 900
   });
 
   it('attw and publint find no problem with the tarball', () => {
-    const attw = ws.run(process.execPath, [join(REPO, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball, '--format', 'table-flipped'], REPO);
+    const attw = ws.run(
+      process.execPath,
+      [join(REPO, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball, '--format', 'table-flipped'],
+      REPO,
+    );
     assert.equal(attw.status, 0, `attw:\n${attw.stdout}\n${attw.stderr}`);
     assert.match(attw.stdout, /No problems found/);
     const publint = ws.run(process.execPath, [join(REPO, 'node_modules/publint/src/cli.js'), '--strict', REPO], REPO);

@@ -25,7 +25,10 @@ const used: { namespace: string; uids: string[] }[] = [];
 
 /** `x64 26 /path/bin/node` lines from the installer. */
 function installNodes(): void {
-  const out = execFileSync(process.execPath, [join(REPO, 'scripts/install-node-versions.mjs')], { encoding: 'utf8', timeout: 600_000 });
+  const out = execFileSync(process.execPath, [join(REPO, 'scripts/install-node-versions.mjs')], {
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
   for (const line of out.trim().split('\n')) {
     const [arch, major, path] = line.split(' ');
     if (arch !== undefined && major !== undefined && path !== undefined) nodes.set(`${arch}:${major}`, path);
@@ -55,7 +58,12 @@ async function exercise(node: string, label: string): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...ws.env, PATH: `${dirname(node)}:${ws.env['PATH'] ?? ''}` };
   const dir = ws.project(label, 'module');
   // npm itself runs on this Node (its bin resolves `node` from PATH).
-  assert.equal(ok(ws.run('node', ['--version'], dir, env), 'node --version').trim().split('.')[0], `v${major}`);
+  assert.equal(
+    ok(ws.run('node', ['--version'], dir, env), 'node --version')
+      .trim()
+      .split('.')[0],
+    `v${major}`,
+  );
   ws.npmInstall(dir, [ws.tarball, 'rxjs@^7.8.0'], env);
   copyFileSync(join(FIXTURES, 'localPeer.mjs'), join(dir, 'localPeer.mjs'));
   const tmp = scratch(`${label}-tmp`);
@@ -73,9 +81,17 @@ async function exercise(node: string, label: string): Promise<void> {
     assert.deepEqual(JSON.parse(await watcher.line(30_000)), { type: 'worker-added', uid, tags: ['gpu'] });
 
     // The CLI from the install, on this Node: `npx woolrx watch` sees the worker.
-    assert.equal(ok(ws.run('npx', ['--no-install', 'woolrx', '--version'], dir, env), 'npx woolrx --version').trim(), '0.1.0');
+    assert.equal(
+      ok(ws.run('npx', ['--no-install', 'woolrx', '--version'], dir, env), 'npx woolrx --version').trim(),
+      '0.1.0',
+    );
     // (The long-running command through its bin link, which is what npx runs: npx does not pass SIGTERM on.)
-    cli = new Child(join(dir, 'node_modules/.bin/woolrx'), ['watch', '--namespace', namespace, '--json'], childEnv, dir);
+    cli = new Child(
+      join(dir, 'node_modules/.bin/woolrx'),
+      ['watch', '--namespace', namespace, '--json'],
+      childEnv,
+      dir,
+    );
     const seen = JSON.parse(await cli.line(30_000)) as { type: string; worker: { uid: string; tags: string[] } };
     assert.equal(seen.type, 'worker-added');
     assert.equal(seen.worker.uid, uid);
@@ -103,13 +119,20 @@ async function exercise(node: string, label: string): Promise<void> {
   const locker = woolLocker(lockPath);
   try {
     assert.equal(await locker.line(15_000), 'held');
-    const blocked = JSON.parse(ok(ws.run(node, ['localPeer.mjs', 'locked', lockedNs, tmp, lockedUid, '400'], dir, childEnv, 60_000), 'locked publish')) as { result: string };
+    const blocked = JSON.parse(
+      ok(
+        ws.run(node, ['localPeer.mjs', 'locked', lockedNs, tmp, lockedUid, '400'], dir, childEnv, 60_000),
+        'locked publish',
+      ),
+    ) as { result: string };
     assert.equal(blocked.result, 'WOOLRX_LOCK_TIMEOUT', 'a held wool lock excludes woolrx');
   } finally {
     locker.process.stdin.end();
     await locker.stop('SIGTERM', 5_000);
   }
-  const free = JSON.parse(ok(ws.run(node, ['localPeer.mjs', 'locked', lockedNs, tmp, lockedUid, '5000'], dir, childEnv, 60_000), 'publish')) as { result: string };
+  const free = JSON.parse(
+    ok(ws.run(node, ['localPeer.mjs', 'locked', lockedNs, tmp, lockedUid, '5000'], dir, childEnv, 60_000), 'publish'),
+  ) as { result: string };
   assert.equal(free.result, 'published', 'the released lock is taken');
 }
 
@@ -145,22 +168,39 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
     const tmp = scratch('no-addon-tmp');
     const namespace = uniqueNamespace('no-addon');
     used.push({ namespace, uids: [] });
-    const out = JSON.parse(ok(ws.run(process.execPath, ['localPeer.mjs', 'unavailable', namespace, tmp, randomUUID()], dir, { TMPDIR: tmp }), 'publish')) as Record<string, string>;
+    const out = JSON.parse(
+      ok(
+        ws.run(process.execPath, ['localPeer.mjs', 'unavailable', namespace, tmp, randomUUID()], dir, { TMPDIR: tmp }),
+        'publish',
+      ),
+    ) as Record<string, string>;
     assert.equal(out['result'], 'WOOLRX_FLOCK_UNAVAILABLE');
     assert.equal(out['name'], 'FlockUnavailableError');
-    assert.match(out['message'] ?? '', /^woolrx\/local cannot take flock\(2\) locks on linux-x64 \(glibc\): no prebuilt addon for it \(.*woolrx-flock\.glibc\.node is missing; woolrx ships linux-x64 \(glibc, musl\), linux-arm64 \(glibc\)\)\. Use the memory, lan or etcd backend here$/);
+    assert.match(
+      out['message'] ?? '',
+      /^woolrx\/local cannot take flock\(2\) locks on linux-x64 \(glibc\): no prebuilt addon for it \(.*woolrx-flock\.glibc\.node is missing; woolrx ships linux-x64 \(glibc, musl\), linux-arm64 \(glibc\)\)\. Use the memory, lan or etcd backend here$/,
+    );
   });
 
-  it('linux-x64 musl: the prebuilt addon loads under musl\'s dynamic loader and locks (a C harness stands in for Node-API)', () => {
+  it("linux-x64 musl: the prebuilt addon loads under musl's dynamic loader and locks (a C harness stands in for Node-API)", () => {
     // No official musl Node is on the npm registry; the harness (built with
     // musl-gcc, as the addon is) provides the napi_* functions the addon calls.
     const tmp = scratch('musl');
     const harness = join(tmp, 'harness');
-    const built = spawnSync('musl-gcc', ['-O2', '-rdynamic', '-o', harness, join(FIXTURES, 'napiHarness.c')], { encoding: 'utf8' });
+    const built = spawnSync('musl-gcc', ['-O2', '-rdynamic', '-o', harness, join(FIXTURES, 'napiHarness.c')], {
+      encoding: 'utf8',
+    });
     assert.equal(built.status, 0, `musl-gcc (Debian: apt-get install musl-tools): ${built.stderr}`);
-    const run = spawnSync(harness, [join(REPO, 'prebuilds/linux-x64/woolrx-flock.musl.node'), join(tmp, 'lock')], { encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync(harness, [join(REPO, 'prebuilds/linux-x64/woolrx-flock.musl.node'), join(tmp, 'lock')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stdout.trim(), '0 11 0 1 0', 'locked, EWOULDBLOCK through a second open file description, unlocked; a waiter seen, then gone');
+    assert.equal(
+      run.stdout.trim(),
+      '0 11 0 1 0',
+      'locked, EWOULDBLOCK through a second open file description, unlocked; a waiter seen, then gone',
+    );
   });
 
   it('linux-arm64: the official arm64 Node loads the prebuilt addon (under qemu-user) and its flock excludes an x64 holder', () => {
@@ -191,7 +231,17 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
     const addon = join(REPO, 'prebuilds/linux-arm64/woolrx-flock.glibc.node');
     const locker = spawnSync(
       'python3',
-      ['-c', `import fcntl, subprocess, sys\nf = open(${JSON.stringify(lockFile)}, "r+")\nfcntl.flock(f, fcntl.LOCK_EX)\nr = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=120)\nsys.stdout.write(r.stdout); sys.stderr.write(r.stderr); sys.exit(r.returncode)`, qemu, '-L', '/usr/aarch64-linux-gnu', node, program, addon, lockFile],
+      [
+        '-c',
+        `import fcntl, subprocess, sys\nf = open(${JSON.stringify(lockFile)}, "r+")\nfcntl.flock(f, fcntl.LOCK_EX)\nr = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=120)\nsys.stdout.write(r.stdout); sys.stderr.write(r.stderr); sys.exit(r.returncode)`,
+        qemu,
+        '-L',
+        '/usr/aarch64-linux-gnu',
+        node,
+        program,
+        addon,
+        lockFile,
+      ],
       { encoding: 'utf8', timeout: 150_000 },
     );
     assert.equal(locker.status, 0, locker.stderr);

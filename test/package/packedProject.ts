@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURES = join(REPO, 'test/package/fixtures');
-const TOOLCHAIN = /^(?:(?:[\w-]+-linux-(?:gnu|musl)-)?(?:g\+\+|gcc|c\+\+|cc|cpp|clang|clang\+\+)(?:-[\d.]+)?|musl-gcc|make|gmake)$/;
+const TOOLCHAIN =
+  /^(?:(?:[\w-]+-linux-(?:gnu|musl)-)?(?:g\+\+|gcc|c\+\+|cc|cpp|clang|clang\+\+)(?:-[\d.]+)?|musl-gcc|make|gmake)$/;
 
 /** A scratch directory with the packed tarball and a toolchain-less environment. */
 export interface PackedWorkspace {
@@ -23,7 +24,13 @@ export interface PackedWorkspace {
   /** Child environment: PATH without the toolchain, none of the outer npm's settings. */
   readonly env: NodeJS.ProcessEnv;
   /** Runs a command to completion (5 minutes at most). */
-  run(command: string, args: readonly string[], cwd: string, extraEnv?: NodeJS.ProcessEnv, timeout?: number): SpawnSyncReturns<string>;
+  run(
+    command: string,
+    args: readonly string[],
+    cwd: string,
+    extraEnv?: NodeJS.ProcessEnv,
+    timeout?: number,
+  ): SpawnSyncReturns<string>;
   /** A fresh consumer project (`package.json` only). */
   project(name: string, type: 'module' | 'commonjs'): string;
   /** `npm install` in a project (offline first), failing the test on error. */
@@ -34,7 +41,11 @@ export interface PackedWorkspace {
 
 /** Asserts a finished command succeeded; returns its stdout. */
 export function ok(result: SpawnSyncReturns<string>, what: string): string {
-  assert.equal(result.status, 0, `${what} failed (${String(result.status ?? result.signal)}):\n${result.stdout}\n${result.stderr}`);
+  assert.equal(
+    result.status,
+    0,
+    `${what} failed (${String(result.status ?? result.signal)}):\n${result.stdout}\n${result.stderr}`,
+  );
   return result.stdout;
 }
 
@@ -57,13 +68,21 @@ export function packWorkspace(label: string): PackedWorkspace {
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
   env['PATH'] = bin;
   env['npm_config_update_notifier'] = 'false';
-  const run = (command: string, args: readonly string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}, timeout = 300_000): SpawnSyncReturns<string> =>
+  const run = (
+    command: string,
+    args: readonly string[],
+    cwd: string,
+    extraEnv: NodeJS.ProcessEnv = {},
+    timeout = 300_000,
+  ): SpawnSyncReturns<string> =>
     spawnSync(command, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout });
   const hidden = run('sh', ['-c', 'command -v g++ gcc cc c++ make clang musl-gcc || true'], work);
   assert.equal(hidden.stdout.trim(), '', 'the toolchain is hidden');
   assert.ok(existsSync(join(REPO, 'prebuilds')), 'prebuilds/ is missing: run `npm run build` first');
 
-  const packed = JSON.parse(ok(run('npm', ['pack', '--json', '--pack-destination', work], REPO), 'npm pack')) as { filename: string }[];
+  const packed = JSON.parse(ok(run('npm', ['pack', '--json', '--pack-destination', work], REPO), 'npm pack')) as {
+    filename: string;
+  }[];
   const tarball = join(work, packed[0]?.filename ?? 'missing.tgz');
   return {
     work,
@@ -73,11 +92,17 @@ export function packWorkspace(label: string): PackedWorkspace {
     project(name, type) {
       const dir = join(work, name);
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `consumer-${name.replace(/\W/g, '-')}`, version: '1.0.0', private: true, type }, null, 2)}\n`);
+      writeFileSync(
+        join(dir, 'package.json'),
+        `${JSON.stringify({ name: `consumer-${name.replace(/\W/g, '-')}`, version: '1.0.0', private: true, type }, null, 2)}\n`,
+      );
       return dir;
     },
     npmInstall(cwd, args, extraEnv = {}) {
-      ok(run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...args], cwd, extraEnv), `npm install ${args.join(' ')} in ${cwd}`);
+      ok(
+        run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...args], cwd, extraEnv),
+        `npm install ${args.join(' ')} in ${cwd}`,
+      );
     },
     dispose() {
       rmSync(work, { recursive: true, force: true });

@@ -52,7 +52,12 @@ function entryFile(name: string, contents: string): string {
 
 function namespaceImport(entry: string, format: 'esm' | 'cjs'): string {
   const file = `${entry.replace(/\W/g, '_')}.${format === 'esm' ? 'mjs' : 'cjs'}`;
-  return entryFile(file, format === 'esm' ? `import * as api from '${entry}';\nglobalThis.api = api;\n` : `globalThis.api = require('${entry}');\n`);
+  return entryFile(
+    file,
+    format === 'esm'
+      ? `import * as api from '${entry}';\nglobalThis.api = api;\n`
+      : `globalThis.api = require('${entry}');\n`,
+  );
 }
 
 interface Bundle {
@@ -79,7 +84,7 @@ async function withEsbuild(file: string, options: { minify?: boolean; external?:
         name: 'builtins',
         setup(build) {
           build.onResolve({ filter: /.*/ }, (args) => {
-            const bare = args.path.startsWith('node:') ? args.path : args.path.split('/')[0] ?? '';
+            const bare = args.path.startsWith('node:') ? args.path : (args.path.split('/')[0] ?? '');
             if (!BUILTINS.has(args.path) && !BUILTINS.has(bare)) return undefined;
             builtins.push(`${args.path} (from ${args.importer})`);
             return { path: args.path, external: true };
@@ -88,7 +93,11 @@ async function withEsbuild(file: string, options: { minify?: boolean; external?:
       },
     ],
   });
-  return { code: result.outputFiles.map((out) => out.text).join('\n'), warnings: result.warnings.map((w) => w.text), builtins };
+  return {
+    code: result.outputFiles.map((out) => out.text).join('\n'),
+    warnings: result.warnings.map((w) => w.text),
+    builtins,
+  };
 }
 
 function withWebpack(file: string, options: { external?: boolean } = {}): Promise<Bundle> {
@@ -110,7 +119,8 @@ function withWebpack(file: string, options: { external?: boolean } = {}): Promis
       fs.set(path, String(data));
       (rest.at(-1) as () => void)();
     },
-    stat: (_path: string, callback: (error: Error) => void) => callback(Object.assign(new Error('ENOENT'), { code: 'ENOENT' })),
+    stat: (_path: string, callback: (error: Error) => void) =>
+      callback(Object.assign(new Error('ENOENT'), { code: 'ENOENT' })),
   } as unknown as typeof compiler.outputFileSystem;
   return new Promise((resolve, reject) => {
     compiler.run((error, stats) => {
@@ -119,7 +129,10 @@ function withWebpack(file: string, options: { external?: boolean } = {}): Promis
       assert.ok(stats !== undefined);
       const info = stats.toJson({ all: false, errors: true, warnings: true });
       const errors = (info.errors ?? []).map((e) => e.message);
-      const builtins = errors.filter((message) => /Can't resolve '(?:node:)?[\w/]+'/.test(message) && [...BUILTINS].some((b) => message.includes(`'${b}'`)));
+      const builtins = errors.filter(
+        (message) =>
+          /Can't resolve '(?:node:)?[\w/]+'/.test(message) && [...BUILTINS].some((b) => message.includes(`'${b}'`)),
+      );
       if (errors.length > builtins.length) return reject(new Error(`webpack:\n${errors.join('\n')}`));
       resolve({ code: [...fs.values()].join('\n'), warnings: (info.warnings ?? []).map((w) => w.message), builtins });
     });
@@ -157,7 +170,10 @@ async function withVite(file: string, options: { external?: boolean } = {}): Pro
     },
   })) as Rollup.RollupOutput | Rollup.RollupOutput[];
   const outputs = Array.isArray(output) ? output : [output];
-  const code = outputs.flatMap((o) => o.output).map((chunk) => ('code' in chunk ? chunk.code : '')).join('\n');
+  const code = outputs
+    .flatMap((o) => o.output)
+    .map((chunk) => ('code' in chunk ? chunk.code : ''))
+    .join('\n');
   return { code, warnings, builtins };
 }
 
@@ -198,8 +214,14 @@ describe('the packed package in browser bundlers', { timeout: 600_000 }, () => {
   }
 
   it('the checks can fail: a Node built-in is caught by each bundler', async () => {
-    const file = entryFile('node-builtin.mjs', "import { tmpdir } from 'os';\nimport { filterWorkers } from 'woolrx';\nglobalThis.x = [tmpdir, filterWorkers];\n");
-    assert.deepEqual((await withEsbuild(file)).builtins.map((b) => b.split(' ')[0]), ['os']);
+    const file = entryFile(
+      'node-builtin.mjs',
+      "import { tmpdir } from 'os';\nimport { filterWorkers } from 'woolrx';\nglobalThis.x = [tmpdir, filterWorkers];\n",
+    );
+    assert.deepEqual(
+      (await withEsbuild(file)).builtins.map((b) => b.split(' ')[0]),
+      ['os'],
+    );
     assert.equal((await withWebpack(file)).builtins.length, 1);
     assert.equal((await withVite(file)).builtins.length, 1);
   });
@@ -219,17 +241,24 @@ describe('the packed package in browser bundlers', { timeout: 600_000 }, () => {
         const bytes = Buffer.byteLength(result.code);
         sizes.push(`${bundler} ${kb(bytes)}`);
         assert.ok(bytes <= 20_000, `${bundler}: the ${name} renderer pipeline is ${kb(bytes)}`);
-        for (const marker of PROTOBUF_MARKERS) assert.ok(!result.code.includes(marker), `${bundler}: protobufjs (${marker}) is in the ${name} pipeline bundle`);
+        for (const marker of PROTOBUF_MARKERS)
+          assert.ok(
+            !result.code.includes(marker),
+            `${bundler}: protobufjs (${marker}) is in the ${name} pipeline bundle`,
+          );
       }
       t.diagnostic(`${name} renderer pipeline, minified, rxjs external: ${sizes.join(', ')}`);
     }
     // The marker check can fail: the codec's bundle carries them.
-    const codec = await withEsbuild(entryFile('codec.mjs', "import { decodeWorker } from 'woolrx';\nglobalThis.decode = decodeWorker;\n"), { minify: true, external: ['rxjs'] });
+    const codec = await withEsbuild(
+      entryFile('codec.mjs', "import { decodeWorker } from 'woolrx';\nglobalThis.decode = decodeWorker;\n"),
+      { minify: true, external: ['rxjs'] },
+    );
     for (const marker of PROTOBUF_MARKERS) assert.ok(codec.code.includes(marker), `the codec bundle has ${marker}`);
     t.diagnostic(`decodeWorker alone: ${kb(Buffer.byteLength(codec.code))}`);
   });
 
-  it('reports each entry\'s minified size (esbuild, rxjs external)', async (t) => {
+  it("reports each entry's minified size (esbuild, rxjs external)", async (t) => {
     for (const entry of ENTRIES) {
       const result = await withEsbuild(namespaceImport(entry, 'esm'), { minify: true, external: ['rxjs'] });
       assertClean(result, entry);

@@ -19,18 +19,54 @@ const HELP = /^Run 'woolrx relay --help' for the options\.$/;
 describe('woolrx relay: bad input', { timeout: 60_000 }, () => {
   const ns = uniqueNamespace('relay-mistakes');
   const cases: [string[], RegExp][] = [
-    [['relay', '-n', ns, '--to', 'etcd', '--endpoints', 'http://127.0.0.1:1'], /^woolrx relay: missing --from \(one of local, lan, etcd\)$/],
-    [['relay', '--from', 'shm', '-n', ns, '--to', 'etcd'], /^woolrx relay: unknown backend "shm" for --from \(known: local, lan, etcd\)$/],
-    [['relay', '--from', 'local', '-n', ns, '--to', 'consul'], /^woolrx relay: unknown backend "consul" for --to \(known: local, lan, etcd\)$/],
-    [['relay', '--from', 'local', '-n', ns, '--to', 'etcd'], /^woolrx relay: --to etcd needs --endpoints URL\[,URL\] \(the etcd cluster's client URLs, e\.g\. http:\/\/10\.0\.0\.5:2379\)$/],
-    [['relay', '--from', 'etcd', '-n', ns, '--to', 'local', '--to-namespace', `${ns}-2`], /^woolrx relay: --from etcd needs --endpoints URL\[,URL\]/],
-    [['relay', '--from', 'local', '-n', ns, '--to', 'lan', '--advertise-host', '127.0.0.1'], /^woolrx relay: --advertise-host "127\.0\.0\.1" is a loopback host: pass this host's address on the network the target spans \(e\.g\. --advertise-host 10\.0\.0\.7\)$/],
-    [['relay', '--from', 'local', '-n', ns, '--to', 'lan', '--advertise-host', '0.0.0.0'], /^woolrx relay: --advertise-host "0\.0\.0\.0" is a wildcard host: pass this host's address/],
-    [['relay', '--from', 'local', '-n', ns, '--to', 'local'], /^woolrx relay: --from and --to are both local namespace "[^"]+": pass --to-namespace NS2, or another --to$/],
-    [['relay', '--from', 'local', '-n', ns, '--to', 'local', '--to-namespace', `${ns}-2`], /^woolrx relay: --from local --to local: one host's shared memory names a worker's block by its uid, so a worker cannot be in two local namespaces at once; relay into etcd or lan$/],
-    [['relay', '--from', 'lan', '-n', ns, '--to', 'lan', '--to-namespace', ns], /^woolrx relay: --from and --to are both lan namespace/],
-    [['relay', '-b', 'etcd', '--from', 'local', '-n', ns, '--to', 'etcd'], /^woolrx relay: --backend does not apply to relay; name the backends with --from and --to$/],
-    [['relay', '--from', 'local', '-n', ns, '--to', 'lan', '--endpoints', 'http://127.0.0.1:1'], /^woolrx relay: --endpoints is an option of etcd, and neither --from nor --to is etcd$/],
+    [
+      ['relay', '-n', ns, '--to', 'etcd', '--endpoints', 'http://127.0.0.1:1'],
+      /^woolrx relay: missing --from \(one of local, lan, etcd\)$/,
+    ],
+    [
+      ['relay', '--from', 'shm', '-n', ns, '--to', 'etcd'],
+      /^woolrx relay: unknown backend "shm" for --from \(known: local, lan, etcd\)$/,
+    ],
+    [
+      ['relay', '--from', 'local', '-n', ns, '--to', 'consul'],
+      /^woolrx relay: unknown backend "consul" for --to \(known: local, lan, etcd\)$/,
+    ],
+    [
+      ['relay', '--from', 'local', '-n', ns, '--to', 'etcd'],
+      /^woolrx relay: --to etcd needs --endpoints URL\[,URL\] \(the etcd cluster's client URLs, e\.g\. http:\/\/10\.0\.0\.5:2379\)$/,
+    ],
+    [
+      ['relay', '--from', 'etcd', '-n', ns, '--to', 'local', '--to-namespace', `${ns}-2`],
+      /^woolrx relay: --from etcd needs --endpoints URL\[,URL\]/,
+    ],
+    [
+      ['relay', '--from', 'local', '-n', ns, '--to', 'lan', '--advertise-host', '127.0.0.1'],
+      /^woolrx relay: --advertise-host "127\.0\.0\.1" is a loopback host: pass this host's address on the network the target spans \(e\.g\. --advertise-host 10\.0\.0\.7\)$/,
+    ],
+    [
+      ['relay', '--from', 'local', '-n', ns, '--to', 'lan', '--advertise-host', '0.0.0.0'],
+      /^woolrx relay: --advertise-host "0\.0\.0\.0" is a wildcard host: pass this host's address/,
+    ],
+    [
+      ['relay', '--from', 'local', '-n', ns, '--to', 'local'],
+      /^woolrx relay: --from and --to are both local namespace "[^"]+": pass --to-namespace NS2, or another --to$/,
+    ],
+    [
+      ['relay', '--from', 'local', '-n', ns, '--to', 'local', '--to-namespace', `${ns}-2`],
+      /^woolrx relay: --from local --to local: one host's shared memory names a worker's block by its uid, so a worker cannot be in two local namespaces at once; relay into etcd or lan$/,
+    ],
+    [
+      ['relay', '--from', 'lan', '-n', ns, '--to', 'lan', '--to-namespace', ns],
+      /^woolrx relay: --from and --to are both lan namespace/,
+    ],
+    [
+      ['relay', '-b', 'etcd', '--from', 'local', '-n', ns, '--to', 'etcd'],
+      /^woolrx relay: --backend does not apply to relay; name the backends with --from and --to$/,
+    ],
+    [
+      ['relay', '--from', 'local', '-n', ns, '--to', 'lan', '--endpoints', 'http://127.0.0.1:1'],
+      /^woolrx relay: --endpoints is an option of etcd, and neither --from nor --to is etcd$/,
+    ],
   ];
   for (const [args, reason] of cases) {
     it(`woolrx ${args.join(' ').replaceAll(ns, 'NS')}`, async () => {
@@ -67,7 +103,20 @@ describe('woolrx relay: signals and NDJSON', { timeout: 120_000 }, () => {
     const publisher = etcdDiscovery(from, { endpoints }).publisher();
     for (const w of workers) await publisher.publish('worker-added', w);
     const seen = new Recorder(localDiscovery(to).events());
-    const relay = woolrx(['relay', '--from', 'etcd', '--endpoints', endpoints, '-n', from, '--to', 'local', '--to-namespace', to, ...flags]);
+    const relay = woolrx([
+      'relay',
+      '--from',
+      'etcd',
+      '--endpoints',
+      endpoints,
+      '-n',
+      from,
+      '--to',
+      'local',
+      '--to-namespace',
+      to,
+      ...flags,
+    ]);
     const items: RelayStatus[] = [];
     const readUntil = async (done: (item: RelayStatus) => boolean): Promise<void> => {
       for (;;) {
@@ -109,8 +158,18 @@ describe('woolrx relay: signals and NDJSON', { timeout: 120_000 }, () => {
             break; // stdout ended
           }
         }
-        assert.ok(run.items.every((item) => typeof item === 'object' && item !== null && item.type.startsWith('relay-')), JSON.stringify(run.items));
-        assert.deepEqual(run.items.at(-1), { type: 'relay-status', relayed: 0, skipped: 0, pending: 0, target: 'up', synced: true });
+        assert.ok(
+          run.items.every((item) => typeof item === 'object' && item !== null && item.type.startsWith('relay-')),
+          JSON.stringify(run.items),
+        );
+        assert.deepEqual(run.items.at(-1), {
+          type: 'relay-status',
+          relayed: 0,
+          skipped: 0,
+          pending: 0,
+          target: 'up',
+          synced: true,
+        });
         assert.equal(run.relay.stderr, '');
       } finally {
         await run.close();

@@ -22,8 +22,19 @@ import { RELAY_MARK } from '../../src/relay/RELAY_MARK.js';
 import { relayWorkers } from '../../src/relay/relayWorkers.js';
 import type { RelayStatus, RelayStatusUpdate } from '../../src/relay/types.js';
 import { startEtcd, type EtcdCluster } from '../backends/etcd/etcdHarness.js';
-import { rawClient, Recorder as EtcdRecorder, uniqueNamespace as etcdNamespace, waitFor } from '../backends/etcd/helpers.js';
-import { assertClean, Child, killChildren, Recorder as LocalRecorder, uniqueNamespace as localNamespace } from '../backends/local/helpers.js';
+import {
+  rawClient,
+  Recorder as EtcdRecorder,
+  uniqueNamespace as etcdNamespace,
+  waitFor,
+} from '../backends/etcd/helpers.js';
+import {
+  assertClean,
+  Child,
+  killChildren,
+  Recorder as LocalRecorder,
+  uniqueNamespace as localNamespace,
+} from '../backends/local/helpers.js';
 import { woolrx, type Child as CliChild } from '../cli/children.js';
 
 const HOST = '10.99.0.1';
@@ -48,7 +59,10 @@ class RelayRun {
   error: unknown;
 
   constructor(relay: ReturnType<typeof relayWorkers>) {
-    this.subscription = relay.subscribe({ next: (item) => this.items.push(item), error: (error: unknown) => (this.error = error) });
+    this.subscription = relay.subscribe({
+      next: (item) => this.items.push(item),
+      error: (error: unknown) => (this.error = error),
+    });
   }
 
   get status(): RelayStatusUpdate | undefined {
@@ -56,11 +70,18 @@ class RelayRun {
   }
 
   until(condition: (status: RelayStatusUpdate) => boolean, what: string, timeout = 20_000): Promise<RelayStatusUpdate> {
-    return waitFor(() => {
-      if (this.error !== undefined) throw new Error(`the relay failed: ${this.error instanceof Error ? this.error.message : JSON.stringify(this.error)}`);
-      const status = this.status;
-      return status !== undefined && condition(status) ? status : undefined;
-    }, `${what} (last items: ${JSON.stringify(this.items.slice(-3))})`, timeout);
+    return waitFor(
+      () => {
+        if (this.error !== undefined)
+          throw new Error(
+            `the relay failed: ${this.error instanceof Error ? this.error.message : JSON.stringify(this.error)}`,
+          );
+        const status = this.status;
+        return status !== undefined && condition(status) ? status : undefined;
+      },
+      `${what} (last items: ${JSON.stringify(this.items.slice(-3))})`,
+      timeout,
+    );
   }
 }
 
@@ -86,8 +107,15 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
     const cluster = etcdDiscovery(etcdNs, { endpoints: etcd.endpoints, ttl: 5 });
     const child = new Child('publisher.ts', [localNs, '{}']);
     const localWorkers = [worker(), worker(), worker()];
-    const etcdWorkers = [worker(1), worker(1)].map((w) => workerInfo({ ...w, address: w.address.replace('127.0.0.1', '10.50.0.1') }));
-    cleanups.push(() => assertClean(localNs, [...localWorkers, ...etcdWorkers].map((w) => w.uid)));
+    const etcdWorkers = [worker(1), worker(1)].map((w) =>
+      workerInfo({ ...w, address: w.address.replace('127.0.0.1', '10.50.0.1') }),
+    );
+    cleanups.push(() =>
+      assertClean(
+        localNs,
+        [...localWorkers, ...etcdWorkers].map((w) => w.uid),
+      ),
+    );
     cleanups.push(() => child.call({ op: 'exit' }).catch(() => undefined));
     await new Promise((resolve) => child.process.once('message', resolve));
     await child.call({ op: 'run', workers: localWorkers.map((w) => ({ type: 'worker-added', worker: w })) });
@@ -96,7 +124,9 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
     for (const w of etcdWorkers) await etcdPublisher.publish('worker-added', w);
 
     const toEtcd = new RelayRun(relayWorkers(local, cluster, { id: 'loop-to-etcd', advertiseHost: HOST }));
-    const toLocal = new RelayRun(relayWorkers(cluster, local, { id: 'loop-to-local', sameHost: true, pid: process.pid }));
+    const toLocal = new RelayRun(
+      relayWorkers(cluster, local, { id: 'loop-to-local', sameHost: true, pid: process.pid }),
+    );
     cleanups.push(() => toEtcd.subscription.unsubscribe());
     cleanups.push(() => toLocal.subscription.unsubscribe());
     const localSeen = new LocalRecorder(local.events());
@@ -107,11 +137,19 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
     await toEtcd.until((s) => s.synced && s.relayed === 3, 'local → etcd synced');
     await toLocal.until((s) => s.synced && s.relayed === 2, 'etcd → local synced');
     await waitFor(() => localSeen.workers.size === 5 && etcdSeen.workers.size === 5, 'five workers on each side');
-    const events = { local: localSeen.events.length, etcd: etcdSeen.events.length, relay: toEtcd.items.length + toLocal.items.length };
+    const events = {
+      local: localSeen.events.length,
+      etcd: etcdSeen.events.length,
+      relay: toEtcd.items.length + toLocal.items.length,
+    };
     await sleep(10_000);
     assert.equal(localSeen.workers.size, 5, 'local: 3 own + 2 relayed from etcd');
     assert.equal(etcdSeen.workers.size, 5, 'etcd: 2 own + 3 relayed from local');
-    assert.equal(localSeen.events.length, events.local, `no local event in 10 s: ${JSON.stringify(localSeen.events.slice(events.local).map((e) => e.type))}`);
+    assert.equal(
+      localSeen.events.length,
+      events.local,
+      `no local event in 10 s: ${JSON.stringify(localSeen.events.slice(events.local).map((e) => e.type))}`,
+    );
     assert.equal(etcdSeen.events.length, events.etcd, 'no etcd event in 10 s');
     assert.equal(toEtcd.items.length + toLocal.items.length, events.relay, 'the relays had nothing to say');
     etcdSeen.assertConsistent();
@@ -126,10 +164,10 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
       assert.equal(localSeen.workers.get(w.uid)?.extra[RELAY_MARK], 'loop-to-local');
     }
     const skipped = [...toEtcd.items, ...toLocal.items].filter((item) => item.type === 'relay-skipped');
-    assert.equal(skipped.length, 5, 'each relay skipped the other\'s copies, once each');
+    assert.equal(skipped.length, 5, "each relay skipped the other's copies, once each");
   });
 
-  it('churn: 1,000 adds, updates and drops in the source; etcd ends equal to it, each worker\'s versions never go back', async () => {
+  it("churn: 1,000 adds, updates and drops in the source; etcd ends equal to it, each worker's versions never go back", async () => {
     const localNs = localNamespace('relay-churn');
     const etcdNs = etcdNamespace('relay-churn');
     const local = localDiscovery(localNs);
@@ -150,8 +188,9 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
     const gone = new Map<string, WorkerInfo>();
     const ops: { type: DiscoveryEventType; worker: WorkerInfo }[] = [];
     let seed = 12345;
-    const random = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-    const pick = (map: Map<string, WorkerInfo>): WorkerInfo => [...map.values()][Math.floor(random() * map.size)] as WorkerInfo;
+    const random = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const pick = (map: Map<string, WorkerInfo>): WorkerInfo =>
+      [...map.values()][Math.floor(random() * map.size)] as WorkerInfo;
     while (ops.length < 1000) {
       const roll = random();
       if (live.size < 40 || (roll < 0.3 && live.size < 200)) {
@@ -180,24 +219,44 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
     // In batches, so that the source changes while the relay is writing.
     for (let i = 0; i < ops.length; i += 50) await child.call({ op: 'run', workers: ops.slice(i, i + 50) });
 
-    const expected = new Map([...live].map(([uid, w]) => [uid, workerInfo({ ...w, address: w.address.replace('127.0.0.1', HOST), extra: { [RELAY_MARK]: 'churn' } })]));
-    await waitFor(() => etcdSeen.matches(expected), () => `etcd equal to the source (${etcdSeen.workers.size} vs ${expected.size})`, 60_000);
+    const expected = new Map(
+      [...live].map(([uid, w]) => [
+        uid,
+        workerInfo({ ...w, address: w.address.replace('127.0.0.1', HOST), extra: { [RELAY_MARK]: 'churn' } }),
+      ]),
+    );
+    await waitFor(
+      () => etcdSeen.matches(expected),
+      () => `etcd equal to the source (${etcdSeen.workers.size} vs ${expected.size})`,
+      60_000,
+    );
     await relay.until((s) => s.synced && s.relayed === live.size, 'relay synced');
     etcdSeen.assertConsistent();
     for (const uid of everyUid) {
-      const versions = etcdSeen.events.filter((event) => event.worker.uid === uid).map((event) => Number(event.worker.version));
+      const versions = etcdSeen.events
+        .filter((event) => event.worker.uid === uid)
+        .map((event) => Number(event.worker.version));
       for (let i = 1; i < versions.length; i++) {
-        assert.ok((versions[i] as number) >= (versions[i - 1] as number), `worker ${uid}: versions went back: ${versions.join(' ')}`);
+        assert.ok(
+          (versions[i] as number) >= (versions[i - 1] as number),
+          `worker ${uid}: versions went back: ${versions.join(' ')}`,
+        );
       }
     }
     const raw = rawClient(etcd.endpoints);
     try {
       const keys = await raw.getAll().prefix(`/woolrx/${etcdNs}/workers/`).keys();
-      assert.deepEqual(keys.map((key) => key.split('/').at(-1)).sort(), [...live.keys()].sort(), 'exactly the source\'s workers in etcd');
+      assert.deepEqual(
+        keys.map((key) => key.split('/').at(-1)).sort(),
+        [...live.keys()].sort(),
+        "exactly the source's workers in etcd",
+      );
     } finally {
       raw.close();
     }
-    console.log(`# churn: ${ops.length} changes, ${etcdSeen.events.length} etcd events, ${live.size} workers at the end`);
+    console.log(
+      `# churn: ${ops.length} changes, ${etcdSeen.events.length} etcd events, ${live.size} workers at the end`,
+    );
   });
 
   it('etcd restarts while relaying: the target converges once it is back, no ghost, no duplicate', async () => {
@@ -207,7 +266,12 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
     const cluster = etcdDiscovery(etcdNs, { endpoints: etcd.endpoints, ttl: 5, requestTimeout: 1000 });
     const publisher = local.publisher();
     const [a, b, c, d] = [worker(1), worker(1), worker(1), worker(1)];
-    cleanups.push(() => assertClean(localNs, [a, b, c, d].map((w) => w.uid)));
+    cleanups.push(() =>
+      assertClean(
+        localNs,
+        [a, b, c, d].map((w) => w.uid),
+      ),
+    );
     cleanups.push(() => publisher.close());
     for (const w of [a, b, c]) await publisher.publish('worker-added', w);
     const relay = new RelayRun(relayWorkers(local, cluster, { id: 'restart', advertiseHost: HOST }));
@@ -228,9 +292,17 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
       await etcd.startAll();
     }
     const expected = new Map(
-      [workerInfo({ ...b, version: '2' }), c, d].map((w) => [w.uid, workerInfo({ ...w, address: w.address.replace('127.0.0.1', HOST), extra: { [RELAY_MARK]: 'restart' } })]),
+      [workerInfo({ ...b, version: '2' }), c, d].map((w) => [
+        w.uid,
+        workerInfo({ ...w, address: w.address.replace('127.0.0.1', HOST), extra: { [RELAY_MARK]: 'restart' } }),
+      ]),
     );
-    await waitFor(() => etcdSeen.matches(expected), () => `etcd converged (${[...etcdSeen.workers.values()].map((w) => `${w.uid.slice(0, 8)}@${w.version}`).join(' ')})`, 30_000);
+    await waitFor(
+      () => etcdSeen.matches(expected),
+      () =>
+        `etcd converged (${[...etcdSeen.workers.values()].map((w) => `${w.uid.slice(0, 8)}@${w.version}`).join(' ')})`,
+      30_000,
+    );
     await relay.until((s) => s.target === 'up' && s.synced, 'relay up and synced', 30_000);
     await sleep(1000);
     assert.ok(etcdSeen.matches(expected), 'still converged');
@@ -254,12 +326,33 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
     const cluster = etcdDiscovery(etcdNs, { endpoints: etcd.endpoints });
     const publisher = local.publisher();
     const workers = [worker(), worker(), worker()];
-    cleanups.push(() => assertClean(localNs, workers.map((w) => w.uid)));
+    cleanups.push(() =>
+      assertClean(
+        localNs,
+        workers.map((w) => w.uid),
+      ),
+    );
     cleanups.push(() => publisher.close());
     for (const w of workers) await publisher.publish('worker-added', w);
     const etcdSeen = new EtcdRecorder(cluster.events());
     cleanups.push(() => etcdSeen.unsubscribe());
-    const args = ['relay', '--from', 'local', '-n', localNs, '--to', 'etcd', '--to-namespace', etcdNs, '--endpoints', etcd.endpoints.join(','), '--ttl', '2', '--advertise-host', HOST];
+    const args = [
+      'relay',
+      '--from',
+      'local',
+      '-n',
+      localNs,
+      '--to',
+      'etcd',
+      '--to-namespace',
+      etcdNs,
+      '--endpoints',
+      etcd.endpoints.join(','),
+      '--ttl',
+      '2',
+      '--advertise-host',
+      HOST,
+    ];
     const started = async (): Promise<CliChild> => {
       const relay = woolrx(args);
       cleanups.push(() => relay.stop('SIGKILL'));
@@ -292,7 +385,11 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
       }
     }
     const last = rest.map((line) => JSON.parse(line) as RelayStatus).at(-1);
-    assert.deepEqual(last, { type: 'relay-status', relayed: 0, skipped: 0, pending: 0, target: 'up', synced: true }, 'the last NDJSON line');
+    assert.deepEqual(
+      last,
+      { type: 'relay-status', relayed: 0, skipped: 0, pending: 0, target: 'up', synced: true },
+      'the last NDJSON line',
+    );
     etcdSeen.assertConsistent();
     console.log(`# SIGKILLed relay's workers expired after ${expiredAfter} ms (ttl 2 s)`);
   });

@@ -44,7 +44,8 @@ export const BUILT_CLI = join(ROOT, 'dist', 'cli', 'main.js');
 
 /** Fails (never skips) when the CLI is not built: the relay runs in the hosts as a user runs it. */
 export function assertBuiltCli(): void {
-  if (!existsSync(BUILT_CLI)) throw new Error(`${BUILT_CLI} is missing: run \`npm run build\` first (\`npm test\` does)`);
+  if (!existsSync(BUILT_CLI))
+    throw new Error(`${BUILT_CLI} is missing: run \`npm run build\` first (\`npm test\` does)`);
 }
 
 /** What every process of a host gets in its environment (added to this process's). */
@@ -71,7 +72,10 @@ function waitForLine(child: ChildProcess, line: string, what: string, timeoutMs:
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null): void =>
       done(new Error(`${what}: exited (${signal ?? code}) before printing "${line}"; stderr: ${stderr}`));
-    const timer = setTimeout(() => done(new Error(`${what}: no "${line}" within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`${what}: no "${line}" within ${timeoutMs} ms; stderr: ${stderr}`)),
+      timeoutMs,
+    );
     lines.on('line', (text) => {
       if (text === line) done();
     });
@@ -121,7 +125,12 @@ export class Host {
     const holder = netns.spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', script]);
     const host = new Host(label, netns, address, holder);
     try {
-      await waitForLine(holder, 'mounted', `host ${label}'s mount-namespace holder (unshare -m in ${netns.name})`, 10_000);
+      await waitForLine(
+        holder,
+        'mounted',
+        `host ${label}'s mount-namespace holder (unshare -m in ${netns.name})`,
+        10_000,
+      );
     } catch (error) {
       host.dispose();
       throw error;
@@ -147,7 +156,11 @@ export class Host {
    */
   spawn(command: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): ChildProcess {
     if (this.#disposed) throw new Error(`host ${this.label} is disposed`);
-    const child = spawn('nsenter', this.#nsenter(command, args), { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: childEnv({ ...HOST_ENV, ...env }) });
+    const child = spawn('nsenter', this.#nsenter(command, args), {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: childEnv({ ...HOST_ENV, ...env }),
+    });
     this.#children.add(child);
     child.once('exit', () => this.#children.delete(child));
     return child;
@@ -155,7 +168,12 @@ export class Host {
 
   /** Runs `command args` in this host to its end (30 s at most). */
   run(command: string, args: readonly string[] = []): { status: number | null; stdout: string; stderr: string } {
-    const result = spawnSync('nsenter', this.#nsenter(command, args), { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: childEnv(HOST_ENV) });
+    const result = spawnSync('nsenter', this.#nsenter(command, args), {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: childEnv(HOST_ENV),
+    });
     return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr || result.error?.message || '' };
   }
 
@@ -208,7 +226,9 @@ export class Host {
     for (const child of this.#children) if (isRunning(child)) child.kill('SIGKILL');
     if (this.#holder.pid !== undefined && isRunning(this.#holder)) {
       // Lazily: a killed process may still be exiting.
-      spawnSync('nsenter', ['-t', String(this.#holder.pid), '-m', '--', 'umount', '-l', '/dev/shm', '/tmp'], { timeout: 10_000 });
+      spawnSync('nsenter', ['-t', String(this.#holder.pid), '-m', '--', 'umount', '-l', '/dev/shm', '/tmp'], {
+        timeout: 10_000,
+      });
     }
     this.netns.dispose(); // SIGKILLs what runs in it (the holder too) and deletes it
   }
@@ -236,7 +256,11 @@ export interface TwoHosts {
  * @param subnet 1–250: the third octet of every address (distinct per test file, for readable logs).
  * @param options `etcd`: timing options of the etcd server.
  */
-export async function startTwoHosts(purpose: string, subnet: number, options: { readonly etcd?: Omit<EtcdStartOptions, 'host' | 'netns'> } = {}): Promise<TwoHosts> {
+export async function startTwoHosts(
+  purpose: string,
+  subnet: number,
+  options: { readonly etcd?: Omit<EtcdStartOptions, 'host' | 'netns'> } = {},
+): Promise<TwoHosts> {
   const undo: (() => void | Promise<void>)[] = [];
   const tearDown = async (): Promise<void> => {
     const errors: unknown[] = [];
@@ -251,7 +275,10 @@ export async function startTwoHosts(purpose: string, subnet: number, options: { 
   };
   try {
     const pair = Netns.pair(purpose, subnet);
-    undo.push(() => pair.a.dispose(), () => pair.b.dispose());
+    undo.push(
+      () => pair.a.dispose(),
+      () => pair.b.dispose(),
+    );
     const etcdHost = Netns.create(`${purpose}e`);
     undo.push(() => etcdHost.dispose());
     const service = `10.218.${subnet}.1`;

@@ -23,7 +23,10 @@ import { residue, sweep, uniqueNamespace } from '../cli/children.js';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A `woolrx relay` child in `netns`, its NDJSON items collected. */
-function relay(netns: Netns, args: readonly string[]): { child: ChildProcess; items: RelayStatus[]; stderr: () => string; exited: Promise<number | null> } {
+function relay(
+  netns: Netns,
+  args: readonly string[],
+): { child: ChildProcess; items: RelayStatus[]; stderr: () => string; exited: Promise<number | null> } {
   const child = netns.spawnNode('src/cli/main.ts', ['relay', ...args]);
   const items: RelayStatus[] = [];
   let stderr = '';
@@ -39,10 +42,12 @@ describe('relays both ways between local and the LAN on one host', { timeout: 12
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  it('each side ends with its own workers plus the other\'s, marked; no event for 10 s', async () => {
+  it("each side ends with its own workers plus the other's, marked; no event for 10 s", async () => {
     const localNs = uniqueNamespace('relay-lanloop');
     const lanNs = `relay-lanloop-${process.pid}`;
-    const localOwn = [1, 2].map((n) => workerInfo({ uid: randomUUID(), address: `10.55.0.${n}:7000`, pid: process.pid, version: '1' }));
+    const localOwn = [1, 2].map((n) =>
+      workerInfo({ uid: randomUUID(), address: `10.55.0.${n}:7000`, pid: process.pid, version: '1' }),
+    );
     const lanOwn = workerInfo({ uid: randomUUID(), address: '10.56.0.1:7000', pid: 77, version: '1' });
     const uids = [...localOwn, lanOwn].map((w) => w.uid);
     cleanups.push(() => sweep(localNs, uids));
@@ -59,12 +64,41 @@ describe('relays both ways between local and the LAN on one host', { timeout: 12
     cleanups.push(() => agent.kill());
     agent.send({ op: 'publisher', id: 'lan', namespace: lanNs, options: { probe: false } });
     await agent.ok({ op: 'publish', id: 'lan', type: 'worker-added', worker: lanOwn });
-    agent.send({ op: 'subscribe', id: 'watch', namespace: lanNs, options: { requeryInterval: 1000, expireAfter: 5000 } });
+    agent.send({
+      op: 'subscribe',
+      id: 'watch',
+      namespace: lanNs,
+      options: { requeryInterval: 1000, expireAfter: 5000 },
+    });
 
     const fast = ['--no-probe', '--requery-interval', '1000', '--expire-after', '5000'];
-    const toLan = relay(netns, ['--from', 'local', '-n', localNs, '--to', 'lan', '--to-namespace', lanNs, '--relay-id', 'to-lan', ...fast]);
+    const toLan = relay(netns, [
+      '--from',
+      'local',
+      '-n',
+      localNs,
+      '--to',
+      'lan',
+      '--to-namespace',
+      lanNs,
+      '--relay-id',
+      'to-lan',
+      ...fast,
+    ]);
     cleanups.push(() => toLan.child.kill('SIGKILL'));
-    const toLocal = relay(netns, ['--from', 'lan', '-n', lanNs, '--to', 'local', '--to-namespace', localNs, '--relay-id', 'to-local', ...fast]);
+    const toLocal = relay(netns, [
+      '--from',
+      'lan',
+      '-n',
+      lanNs,
+      '--to',
+      'local',
+      '--to-namespace',
+      localNs,
+      '--relay-id',
+      'to-local',
+      ...fast,
+    ]);
     cleanups.push(() => toLocal.child.kill('SIGKILL'));
 
     const lanWorkers = (): Map<string, { extra: Record<string, string> }> => {
@@ -77,7 +111,8 @@ describe('relays both ways between local and the LAN on one host', { timeout: 12
     };
     await waitFor(
       () => local.workers.size === 3 && lanWorkers().size === 3,
-      () => `three workers on each side (local ${local.workers.size}, LAN ${lanWorkers().size}; relays: ${toLan.stderr()} ${toLocal.stderr()})`,
+      () =>
+        `three workers on each side (local ${local.workers.size}, LAN ${lanWorkers().size}; relays: ${toLan.stderr()} ${toLocal.stderr()})`,
       30_000,
     );
     const counts = { local: local.events.length, lan: agent.events('watch').length };
@@ -92,8 +127,10 @@ describe('relays both ways between local and the LAN on one host', { timeout: 12
     }
     assert.equal(lanWorkers().get(lanOwn.uid)?.extra[RELAY_MARK], undefined);
     assert.equal(local.workers.get(lanOwn.uid)?.extra[RELAY_MARK], 'to-local');
-    const skipped = [...toLan.items, ...toLocal.items].filter((item) => item.type === 'relay-skipped').map((item) => (item.type === 'relay-skipped' ? item.uid : ''));
-    assert.deepEqual(skipped.sort(), uids.slice().sort(), 'each relay skipped the other\'s copies, once each');
+    const skipped = [...toLan.items, ...toLocal.items]
+      .filter((item) => item.type === 'relay-skipped')
+      .map((item) => (item.type === 'relay-skipped' ? item.uid : ''));
+    assert.deepEqual(skipped.sort(), uids.slice().sort(), "each relay skipped the other's copies, once each");
 
     for (const { child, exited, stderr } of [toLan, toLocal]) {
       child.kill('SIGTERM');
@@ -103,6 +140,10 @@ describe('relays both ways between local and the LAN on one host', { timeout: 12
     await waitFor(() => lanWorkers().size === 1, 'the local workers withdrawn from the LAN (goodbyes)', 5000);
     await publisher.close();
     local.stop();
-    await waitFor(() => residue(localNs, uids).length === 0, () => `nothing left: ${residue(localNs, uids).join(' ')}`, 3000);
+    await waitFor(
+      () => residue(localNs, uids).length === 0,
+      () => `nothing left: ${residue(localNs, uids).join(' ')}`,
+      3000,
+    );
   });
 });

@@ -55,23 +55,49 @@ describe('relay from a signed LAN source', { timeout: 90_000 }, () => {
     const seen = new Recorder(localDiscovery(localNs).events());
     cleanups.push(() => seen.stop());
     const relay = netns.spawnNode('src/cli/main.ts', [
-      'relay', '--from', 'lan', '-n', lanNs, '--signing-key-file', keyFile, '--requery-interval', '1000',
-      '--to', 'local', '--to-namespace', localNs, '--relay-id', 'signed-relay',
+      'relay',
+      '--from',
+      'lan',
+      '-n',
+      lanNs,
+      '--signing-key-file',
+      keyFile,
+      '--requery-interval',
+      '1000',
+      '--to',
+      'local',
+      '--to-namespace',
+      localNs,
+      '--relay-id',
+      'signed-relay',
     ]);
     cleanups.push(() => relay.kill('SIGKILL'));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => relay.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      relay.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     const items: RelayStatus[] = [];
     let stderr = '';
     relay.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     createInterface({ input: relay.stdout! }).on('line', (line) => items.push(JSON.parse(line) as RelayStatus));
 
-    await waitFor(() => seen.workers.has(signed.uid), `the signed worker relayed (relay said: ${JSON.stringify(items.slice(-3))} ${stderr})`, 20_000);
+    await waitFor(
+      () => seen.workers.has(signed.uid),
+      `the signed worker relayed (relay said: ${JSON.stringify(items.slice(-3))} ${stderr})`,
+      20_000,
+    );
     const copy = seen.workers.get(signed.uid);
     assert.equal(copy?.extra[RELAY_MARK], 'signed-relay');
     assert.equal(copy?.address, signed.address);
     assert.deepEqual(copy?.tags, ['gpu']);
     await waitFor(
-      () => items.find((item) => item.type === 'relay-diagnostic' && item.side === 'source' && item.kind === 'unauthenticated-record' && item.uid === unsigned.uid),
+      () =>
+        items.find(
+          (item) =>
+            item.type === 'relay-diagnostic' &&
+            item.side === 'source' &&
+            item.kind === 'unauthenticated-record' &&
+            item.uid === unsigned.uid,
+        ),
       () => `the unsigned worker reported as unauthenticated (items: ${JSON.stringify(items)})`,
       15_000,
     );
@@ -85,6 +111,10 @@ describe('relay from a signed LAN source', { timeout: 90_000 }, () => {
     assert.deepEqual(await exited, { code: 0, signal: null }, stderr);
     await waitFor(() => seen.workers.size === 0, 'withdrawn', 3000);
     seen.stop();
-    await waitFor(() => residue(localNs, uids).length === 0, () => `nothing left: ${residue(localNs, uids).join(' ')}`, 3000);
+    await waitFor(
+      () => residue(localNs, uids).length === 0,
+      () => `nothing left: ${residue(localNs, uids).join(' ')}`,
+      3000,
+    );
   });
 });

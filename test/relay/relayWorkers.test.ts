@@ -52,7 +52,8 @@ class FlakyTarget {
           publish: (type: DiscoveryEventType, worker: WorkerInfo) => {
             this.writes++;
             if (this.down) return Promise.reject(Object.assign(new Error('target unreachable'), { code: 'TEST_DOWN' }));
-            if (type !== 'worker-dropped' && this.refuse.has(worker.uid)) return Promise.reject(new TypeError(`worker ${worker.uid} does not fit`));
+            if (type !== 'worker-dropped' && this.refuse.has(worker.uid))
+              return Promise.reject(new TypeError(`worker ${worker.uid} does not fit`));
             return inner.publish(type, worker);
           },
           close: () => inner.close(),
@@ -74,19 +75,27 @@ class Run {
   error: unknown;
 
   constructor(relay: ReturnType<typeof relayWorkers>) {
-    this.subscription = relay.subscribe({ next: (item) => this.items.push(item), error: (error: unknown) => (this.error = error) });
+    this.subscription = relay.subscribe({
+      next: (item) => this.items.push(item),
+      error: (error: unknown) => (this.error = error),
+    });
   }
 
   get status(): RelayStatusUpdate | undefined {
     return this.items.filter((item): item is RelayStatusUpdate => item.type === 'relay-status').at(-1);
   }
 
-  async until(condition: (status: RelayStatusUpdate) => boolean, what: string, timeout = 5000): Promise<RelayStatusUpdate> {
+  async until(
+    condition: (status: RelayStatusUpdate) => boolean,
+    what: string,
+    timeout = 5000,
+  ): Promise<RelayStatusUpdate> {
     const deadline = Date.now() + timeout;
     for (;;) {
       const status = this.status;
       if (status !== undefined && condition(status)) return status;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; items: ${JSON.stringify(this.items.slice(-5))}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}; items: ${JSON.stringify(this.items.slice(-5))}`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
@@ -114,7 +123,10 @@ describe('relayWorkers: target down and back', () => {
       await publisher.publish('worker-added', w(3));
       const down = await run.until((status) => status.target === 'down', 'target down');
       assert.equal(down.synced, false);
-      assert.ok(run.items.some((item) => item.type === 'relay-error' && item.code === 'TEST_DOWN' && item.uid === undefined), 'one relay-error says the target is down');
+      assert.ok(
+        run.items.some((item) => item.type === 'relay-error' && item.code === 'TEST_DOWN' && item.uid === undefined),
+        'one relay-error says the target is down',
+      );
       await sleep(300); // a few retries fail
       const errors = run.items.filter((item) => item.type === 'relay-error').length;
       assert.equal(errors, 1, 'one relay-error per outage, not one per retry');
@@ -122,7 +134,11 @@ describe('relayWorkers: target down and back', () => {
       flaky.down = false;
       await run.until((status) => status.target === 'up' && status.synced, 're-synced', 10_000);
       const contents = await flaky.contents();
-      assert.deepEqual([...contents.keys()].sort(), [w(2).uid, w(3).uid].sort(), 'worker 1, dropped while down, is gone');
+      assert.deepEqual(
+        [...contents.keys()].sort(),
+        [w(2).uid, w(3).uid].sort(),
+        'worker 1, dropped while down, is gone',
+      );
       assert.equal(contents.get(w(2).uid)?.version, '2');
       assert.deepEqual(
         seen.map((event) => `${event.type} ${event.worker.uid.slice(0, 8)}@${event.worker.version}`).sort(),
@@ -177,7 +193,14 @@ describe('relayWorkers: target down and back', () => {
       await publisher.publish('worker-added', w(1));
       await publisher.publish('worker-added', w(2));
       const status = await run.until((s) => s.synced && s.relayed + s.skipped === 2, 'settled');
-      assert.deepEqual(status, { type: 'relay-status', relayed: 1, skipped: 1, pending: 0, target: 'up', synced: true });
+      assert.deepEqual(status, {
+        type: 'relay-status',
+        relayed: 1,
+        skipped: 1,
+        pending: 0,
+        target: 'up',
+        synced: true,
+      });
       const errors = run.items.filter((item) => item.type === 'relay-error');
       assert.equal(errors.length, 1);
       assert.equal(errors[0]?.type === 'relay-error' ? errors[0].uid : undefined, w(2).uid);
@@ -194,7 +217,7 @@ describe('relayWorkers: target down and back', () => {
   });
 });
 
-describe('relayWorkers: the target\'s own changes', () => {
+describe("relayWorkers: the target's own changes", () => {
   it('re-adds a relayed worker someone else dropped from the target', async () => {
     const registry = new MemoryRegistry();
     const source = memoryDiscovery('source', { registry });
@@ -215,7 +238,7 @@ describe('relayWorkers: the target\'s own changes', () => {
     }
   });
 
-  it('drops what a previous run with the same id left behind, and leaves other relays\' and plain workers alone', async () => {
+  it("drops what a previous run with the same id left behind, and leaves other relays' and plain workers alone", async () => {
     const registry = new MemoryRegistry();
     const source = memoryDiscovery('source', { registry });
     const flaky = new FlakyTarget(registry);
@@ -280,28 +303,45 @@ describe('relayWorkers: composing and stopping', () => {
     await publisher.publish('worker-added', w(1));
     await publisher.publish('worker-added', testWorker(2, { address: '10.9.0.2:7000', tags: ['gpu'] }));
     const done = lastValueFrom(
-      relayWorkers(source.watch((worker) => worker.tags.includes('gpu')).pipe(takeUntil(stop)), flaky.target).pipe(toArray()),
+      relayWorkers(source.watch((worker) => worker.tags.includes('gpu')).pipe(takeUntil(stop)), flaky.target).pipe(
+        toArray(),
+      ),
     );
     try {
       await sleep(30);
       assert.deepEqual([...(await flaky.contents()).keys()], [w(2).uid]);
       stop.next();
       const items = await done;
-      assert.deepEqual(items.at(-1), { type: 'relay-status', relayed: 0, skipped: 0, pending: 0, target: 'up', synced: true });
+      assert.deepEqual(items.at(-1), {
+        type: 'relay-status',
+        relayed: 0,
+        skipped: 0,
+        pending: 0,
+        target: 'up',
+        synced: true,
+      });
       assert.equal((await flaky.contents()).size, 0, 'withdrawn before completing');
     } finally {
       await publisher.close();
     }
   });
 
-  it('passes the source\'s and the target\'s diagnostics on as relay-diagnostic items', async () => {
+  it("passes the source's and the target's diagnostics on as relay-diagnostic items", async () => {
     const registry = new MemoryRegistry();
     const diagnostics = new Subject<{ kind: 'warning'; namespace: string; message: string; error?: unknown }>();
     const source: Discovery = Object.freeze({ ...memoryDiscovery('source', { registry }), diagnostics });
     const flaky = new FlakyTarget(registry);
-    const items = firstValueFrom(relayWorkers(source, flaky.target).pipe(filter((item) => item.type === 'relay-diagnostic')));
+    const items = firstValueFrom(
+      relayWorkers(source, flaky.target).pipe(filter((item) => item.type === 'relay-diagnostic')),
+    );
     diagnostics.next({ kind: 'warning', namespace: 'source', message: 'something odd', error: { code: 'WOOLRX_X' } });
-    assert.deepEqual(await items, { type: 'relay-diagnostic', side: 'source', kind: 'warning', message: 'something odd', code: 'WOOLRX_X' });
+    assert.deepEqual(await items, {
+      type: 'relay-diagnostic',
+      side: 'source',
+      kind: 'warning',
+      message: 'something odd',
+      code: 'WOOLRX_X',
+    });
   });
 
   it('refuses bad arguments with a TypeError naming the value and the fix', () => {
@@ -309,12 +349,20 @@ describe('relayWorkers: composing and stopping', () => {
     const cases: [() => unknown, RegExp][] = [
       [() => relayWorkers({} as never, target), /^relayWorkers: source must be a Discovery or an Observable/],
       [() => relayWorkers(target, 42 as never), /^relayWorkers: target must be a Discovery/],
-      [() => relayWorkers(target, target, { advertiseHost: '127.0.0.1' }), /^relayWorkers: option advertiseHost must be this host's address .*not a loopback or wildcard host, got "127\.0\.0\.1"$/],
+      [
+        () => relayWorkers(target, target, { advertiseHost: '127.0.0.1' }),
+        /^relayWorkers: option advertiseHost must be this host's address .*not a loopback or wildcard host, got "127\.0\.0\.1"$/,
+      ],
       [() => relayWorkers(target, target, { advertiseHost: '::' }), /option advertiseHost must be .*, got "::"$/],
       [() => relayWorkers(target, target, { id: '' }), /^relayWorkers: option id must be a non-empty string, got ""$/],
       [() => relayWorkers(target, target, { advertize: 'x' } as never), /^relayWorkers: unknown option "advertize"/],
       [() => relayWorkers(target, target, { filter: 'gpu' } as never), /option filter must be a function/],
     ];
-    for (const [call, message] of cases) assert.throws(call, (error: unknown) => error instanceof TypeError && message.test(error.message), String(message));
+    for (const [call, message] of cases)
+      assert.throws(
+        call,
+        (error: unknown) => error instanceof TypeError && message.test(error.message),
+        String(message),
+      );
   });
 });

@@ -42,7 +42,9 @@ describe('woolrx relay on a terminal', () => {
     const memory = new MemoryRegistry();
     const registry: CliRegistry = {
       commands,
-      backends: { mem: { summary: 'memory', flags: {}, create: (namespace) => memoryDiscovery(namespace, { registry: memory }) } },
+      backends: {
+        mem: { summary: 'memory', flags: {}, create: (namespace) => memoryDiscovery(namespace, { registry: memory }) },
+      },
     };
     const reachable = workerInfo({ uid: crypto.randomUUID(), address: '10.1.1.1:7000', pid: 1, version: '1' });
     const loopback = workerInfo({ uid: crypto.randomUUID(), address: '127.0.0.1:7001', pid: 2, version: '1' });
@@ -55,17 +57,43 @@ describe('woolrx relay on a terminal', () => {
       const terminal = new FakeTerminal();
       const stderr = new FakeTerminal();
       const controller = new AbortController();
-      const args = ['relay', '--from', 'mem', '-n', 'src', '--to', 'mem', '--to-namespace', 'dst', '--relay-id', 'tty', ...(json ? ['--json'] : [])];
+      const args = [
+        'relay',
+        '--from',
+        'mem',
+        '-n',
+        'src',
+        '--to',
+        'mem',
+        '--to-namespace',
+        'dst',
+        '--relay-id',
+        'tty',
+        ...(json ? ['--json'] : []),
+      ];
       const done = runCli(args, { stdout: terminal, stderr, signal: controller.signal }, registry);
-      await until(() => /"synced":true|target up, synced/.test(terminal.text), () => `synced: ${JSON.stringify(terminal.text)}`);
+      await until(
+        () => /"synced":true|target up, synced/.test(terminal.text),
+        () => `synced: ${JSON.stringify(terminal.text)}`,
+      );
       assert.deepEqual([...(await firstValueFrom(target.snapshots())).keys()], [reachable.uid]);
       controller.abort();
       assert.equal(await done, 0);
       assert.equal((await firstValueFrom(target.snapshots())).size, 0, 'withdrawn');
       if (json) {
-        const items = terminal.text.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string });
+        const items = terminal.text
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { type: string });
         assert.ok(items.some((item) => item.type === 'relay-skipped'));
-        assert.deepEqual(items.at(-1), { type: 'relay-status', relayed: 0, skipped: 0, pending: 0, target: 'up', synced: true });
+        assert.deepEqual(items.at(-1), {
+          type: 'relay-status',
+          relayed: 0,
+          skipped: 0,
+          pending: 0,
+          target: 'up',
+          synced: true,
+        });
         assert.equal(stderr.text, '');
         continue;
       }
@@ -73,11 +101,20 @@ describe('woolrx relay on a terminal', () => {
       assert.doesNotMatch(text, /\{"type"/, 'no JSON on a terminal');
       assert.match(
         text,
-        new RegExp(`^\\r\\x1b\\[2Kskipped worker ${loopback.uid}: its address 127\\.0\\.0\\.1:7001 is on a loopback host, which other hosts cannot reach; pass advertiseHost \\(CLI: --advertise-host\\) with this host's address\\n\\r\\x1b\\[2Kwoolrx relay · `),
+        new RegExp(
+          `^\\r\\x1b\\[2Kskipped worker ${loopback.uid}: its address 127\\.0\\.0\\.1:7001 is on a loopback host, which other hosts cannot reach; pass advertiseHost \\(CLI: --advertise-host\\) with this host's address\\n\\r\\x1b\\[2Kwoolrx relay · `,
+        ),
         'the skipped worker on its own line, then the live line redrawn',
       );
-      assert.match(text, /\r\x1b\[2Kwoolrx relay · mem\/src → mem\/dst · relayed 1 · skipped 1 · target up, synced · Ctrl-C to stop/);
-      assert.match(text, /\r\x1b\[2Kwoolrx relay · mem\/src → mem\/dst · relayed 0 · skipped 0 · target up, synced · Ctrl-C to stop\n$/, 'the last status stays, then a newline');
+      assert.match(
+        text,
+        /\r\x1b\[2Kwoolrx relay · mem\/src → mem\/dst · relayed 1 · skipped 1 · target up, synced · Ctrl-C to stop/,
+      );
+      assert.match(
+        text,
+        /\r\x1b\[2Kwoolrx relay · mem\/src → mem\/dst · relayed 0 · skipped 0 · target up, synced · Ctrl-C to stop\n$/,
+        'the last status stays, then a newline',
+      );
       assert.equal(text.split('\n').length, 3, 'two lines in all: the skipped worker and the last status');
       assert.equal(stderr.text, '');
     }

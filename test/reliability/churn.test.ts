@@ -19,7 +19,15 @@ import type { DiscoveryEvent, DiscoveryEventType } from '../../src/events/types.
 import { sameWorker } from '../../src/model/sameWorker.js';
 import type { WorkerInfo } from '../../src/model/types.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
-import { assertClean, Child, killChildren, strayTestFiles, TMP, uniqueNamespace, waitFor } from '../backends/local/helpers.js';
+import {
+  assertClean,
+  Child,
+  killChildren,
+  strayTestFiles,
+  TMP,
+  uniqueNamespace,
+  waitFor,
+} from '../backends/local/helpers.js';
 import { checkStream, serialOf } from './streamCheck.js';
 
 const PUBLISHERS = 3;
@@ -45,7 +53,6 @@ after(async () => {
 type Op = { type: DiscoveryEventType; worker: WorkerInfo };
 type Expected = { type: DiscoveryEventType; serial: number };
 
-
 /** One publisher's operations, round by round; the truth and each uid's expected events are kept up to date. */
 function plan(
   publisher: number,
@@ -55,7 +62,11 @@ function plan(
   perRound: number[],
 ): Op[][] {
   const random = prng(0x16c0de + publisher);
-  const uids = Array.from({ length: POOL }, (_, i) => `${(publisher + 0xc1).toString(16).padStart(8, '0')}-0000-4000-8000-${(i + 1).toString(16).padStart(12, '0')}`);
+  const uids = Array.from(
+    { length: POOL },
+    (_, i) =>
+      `${(publisher + 0xc1).toString(16).padStart(8, '0')}-0000-4000-8000-${(i + 1).toString(16).padStart(12, '0')}`,
+  );
   allUids.push(...uids);
   const serials = new Map<string, number>();
   const make = (uid: string): WorkerInfo => {
@@ -117,12 +128,16 @@ async function woolPeer(uid: string): Promise<WoolPeer> {
   return startWoolPeer(namespace, workerInfo({ uid, address: '127.0.0.1:7300', pid: process.pid, version: '1.0.0' }));
 }
 
-
 const eventsOf = (child: Child): DiscoveryEvent[] =>
-  child.messages.flatMap((m) => ((m as { event?: DiscoveryEvent }).event ? [(m as { event: DiscoveryEvent }).event] : []));
+  child.messages.flatMap((m) =>
+    (m as { event?: DiscoveryEvent }).event ? [(m as { event: DiscoveryEvent }).event] : [],
+  );
 
 function equals(state: ReadonlyMap<string, WorkerInfo>, truth: ReadonlyMap<string, WorkerInfo>): boolean {
-  return state.size === truth.size && [...truth].every(([uid, worker]) => state.has(uid) && sameWorker(state.get(uid) as WorkerInfo, worker));
+  return (
+    state.size === truth.size &&
+    [...truth].every(([uid, worker]) => state.has(uid) && sameWorker(state.get(uid) as WorkerInfo, worker))
+  );
 }
 
 describe('local backend churn, mixed with wool processes', () => {
@@ -131,7 +146,10 @@ describe('local backend churn, mixed with wool processes', () => {
     const subscriber = (busy: boolean): Child =>
       new Child(BUSY, [namespace, JSON.stringify({ capacity: 128 }), busy ? '60' : '0', '100']);
     const early = [subscriber(false), subscriber(false), subscriber(true), subscriber(true)];
-    const publishers = Array.from({ length: PUBLISHERS }, () => new Child('publisher.ts', [namespace, JSON.stringify({ capacity: 128 })]));
+    const publishers = Array.from(
+      { length: PUBLISHERS },
+      () => new Child('publisher.ts', [namespace, JSON.stringify({ capacity: 128 })]),
+    );
     await waitFor(() => [...early, ...publishers].every((c) => c.messages.length > 0), 'children ready', 30_000);
 
     const truth = new Map<string, WorkerInfo>();
@@ -141,8 +159,10 @@ describe('local backend churn, mixed with wool processes', () => {
     const truths = publishers.map(() => new Map<string, WorkerInfo>());
     /** Events each round makes (for the pacing below). */
     const perRound: number[] = [];
-    for (const [i] of publishers.entries()) plans[i] = plan(i, truths[i] ?? new Map<string, WorkerInfo>(), expected, published, perRound);
-    const woolrxEvents = (child: Child): number => eventsOf(child).filter(({ worker }) => serialOf(worker) !== undefined).length;
+    for (const [i] of publishers.entries())
+      plans[i] = plan(i, truths[i] ?? new Map<string, WorkerInfo>(), expected, published, perRound);
+    const woolrxEvents = (child: Child): number =>
+      eventsOf(child).filter(({ worker }) => serialOf(worker) !== undefined).length;
     let due = 0;
 
     const woolUids: string[] = Array.from({ length: WOOL_PEERS }, () => randomUUID());
@@ -150,7 +170,9 @@ describe('local backend churn, mixed with wool processes', () => {
     const woolAlive = new Map<string, WoolPeer>();
     let late: Child[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      const running = Promise.all(publishers.map((child, i) => child.call({ op: 'run', workers: plans[i]?.[round] ?? [] })));
+      const running = Promise.all(
+        publishers.map((child, i) => child.call({ op: 'run', workers: plans[i]?.[round] ?? [] })),
+      );
       if (round === LATE_AFTER_ROUND) {
         late = [subscriber(false), subscriber(true)];
         await waitFor(() => late.every((c) => c.messages.length > 0), 'late subscribers ready', 30_000);
@@ -173,7 +195,11 @@ describe('local backend churn, mixed with wool processes', () => {
       // to subscribers less than 512 changes behind: a round is ~200 changes,
       // so none starts before they applied the one before (CI machines are loaded).
       due += perRound[round] ?? 0;
-      await waitFor(() => early.slice(0, 2).every((child) => woolrxEvents(child) >= due), `idle subscribers to apply round ${round}`, 30_000);
+      await waitFor(
+        () => early.slice(0, 2).every((child) => woolrxEvents(child) >= due),
+        `idle subscribers to apply round ${round}`,
+        30_000,
+      );
     }
     for (const t of truths) for (const [uid, worker] of t) truth.set(uid, worker);
     const subscribers = [...early, ...late];
@@ -187,7 +213,11 @@ describe('local backend churn, mixed with wool processes', () => {
     for (const peer of woolAlive.values()) await withdrawWoolPeer(peer);
     woolAlive.clear();
     await Promise.all(publishers.map((child) => child.call({ op: 'exit' })));
-    await waitFor(() => subscribers.every((child) => checkStream(eventsOf(child), '').state.size === 0), 'every worker withdrawn', 30_000);
+    await waitFor(
+      () => subscribers.every((child) => checkStream(eventsOf(child), '').state.size === 0),
+      'every worker withdrawn',
+      30_000,
+    );
     await Promise.all(subscribers.map((child) => child.call({ op: 'stop' })));
 
     // Per uid: nothing duplicated, out of order, spurious or resurrected.
@@ -224,10 +254,13 @@ describe('local backend churn, mixed with wool processes', () => {
       for (const [uid, list] of expected) {
         // Withdrawn at the publishers' exit.
         const last = truth.get(uid);
-        const withdrawal: Expected[] = last === undefined ? [] : [{ type: 'worker-dropped', serial: serialOf(last) ?? -1 }];
+        const withdrawal: Expected[] =
+          last === undefined ? [] : [{ type: 'worker-dropped', serial: serialOf(last) ?? -1 }];
         const want = [...list, ...withdrawal];
         if (JSON.stringify(seen.get(uid) ?? []) !== JSON.stringify(want)) {
-          violations.push(`idle subscriber ${i}: ${uid}: saw ${JSON.stringify(seen.get(uid))}, expected ${JSON.stringify(want)}`);
+          violations.push(
+            `idle subscriber ${i}: ${uid}: saw ${JSON.stringify(seen.get(uid))}, expected ${JSON.stringify(want)}`,
+          );
         }
       }
     }
@@ -239,6 +272,9 @@ describe('local backend churn, mixed with wool processes', () => {
     );
     assert.deepEqual(violations.slice(0, 20), [], `${violations.length} violations`);
     const codes = await Promise.all([...subscribers, ...publishers].map((child) => child.exited));
-    assert.deepEqual(codes, codes.map(() => 0));
+    assert.deepEqual(
+      codes,
+      codes.map(() => 0),
+    );
   });
 });

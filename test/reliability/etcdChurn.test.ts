@@ -26,7 +26,11 @@ const TTL = 10;
 type Expected = { type: DiscoveryEventType; serial: number };
 
 /** Publishes, retrying while the cluster has no leader (a retried change is idempotent; a drop that already happened is done). */
-async function publishSurely(publisher: WorkerPublisher, type: DiscoveryEventType, worker: WorkerInfo): Promise<number> {
+async function publishSurely(
+  publisher: WorkerPublisher,
+  type: DiscoveryEventType,
+  worker: WorkerInfo,
+): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     try {
       await publisher.publish(type, worker);
@@ -84,12 +88,24 @@ describe('etcd backend churn through faults', { timeout: 120_000 }, () => {
         seed = (seed * 1103515245 + 12345) % 2147483648;
         return seed / 2147483648;
       };
-      const uids = publishers.map((_, p) => Array.from({ length: POOL }, (_, i) => `${(p + 0xe1).toString(16).padStart(8, '0')}-0000-4000-8000-${(i + 1).toString(16).padStart(12, '0')}`));
+      const uids = publishers.map((_, p) =>
+        Array.from(
+          { length: POOL },
+          (_, i) =>
+            `${(p + 0xe1).toString(16).padStart(8, '0')}-0000-4000-8000-${(i + 1).toString(16).padStart(12, '0')}`,
+        ),
+      );
       const make = (uid: string): WorkerInfo => {
         const serial = (serials.get(uid) ?? 0) + 1;
         serials.set(uid, serial);
         published.add(`${uid} v${serial}`);
-        return workerInfo({ uid, address: `127.0.0.1:${21_000 + serial}`, pid: process.pid, version: `v${serial}`, tags: random() < 0.5 ? ['gpu'] : [] });
+        return workerInfo({
+          uid,
+          address: `127.0.0.1:${21_000 + serial}`,
+          pid: process.pid,
+          version: `v${serial}`,
+          tags: random() < 0.5 ? ['gpu'] : [],
+        });
       };
       const note = (uid: string, type: DiscoveryEventType, worker: WorkerInfo): void => {
         const list = expected.get(uid) ?? [];
@@ -169,16 +185,23 @@ describe('etcd backend churn through faults', { timeout: 120_000 }, () => {
       for (const [i, recorder] of subscribers.entries()) {
         const check = checkStream(recorder.events, `subscriber ${i}`);
         violations.push(...check.violations, ...recorder.problems.map((problem) => `subscriber ${i}: ${problem}`));
-        if (recorder.error !== undefined) violations.push(`subscriber ${i}: errored ${recorder.error instanceof Error ? recorder.error.message : JSON.stringify(recorder.error)}`);
+        if (recorder.error !== undefined)
+          violations.push(
+            `subscriber ${i}: errored ${recorder.error instanceof Error ? recorder.error.message : JSON.stringify(recorder.error)}`,
+          );
         for (const { worker } of recorder.events) {
-          if (!published.has(`${worker.uid} v${serialOf(worker) ?? '?'}`)) violations.push(`subscriber ${i}: ghost ${worker.uid} ${worker.version}`);
+          if (!published.has(`${worker.uid} v${serialOf(worker) ?? '?'}`))
+            violations.push(`subscriber ${i}: ghost ${worker.uid} ${worker.version}`);
         }
       }
       // Nothing lost: subscribers never cut off saw every change, in order, across the member's death and the quorum loss.
       for (const [i, recorder] of direct.entries()) {
         for (const [uid, list] of expected) {
-          const seen = recorder.events.filter((event) => event.worker.uid === uid).map(({ type, worker }) => ({ type, serial: serialOf(worker) ?? -1 }));
-          if (JSON.stringify(seen) !== JSON.stringify(list)) violations.push(`subscriber ${i}: ${uid}: saw ${JSON.stringify(seen)}, expected ${JSON.stringify(list)}`);
+          const seen = recorder.events
+            .filter((event) => event.worker.uid === uid)
+            .map(({ type, worker }) => ({ type, serial: serialOf(worker) ?? -1 }));
+          if (JSON.stringify(seen) !== JSON.stringify(list))
+            violations.push(`subscriber ${i}: ${uid}: saw ${JSON.stringify(seen)}, expected ${JSON.stringify(list)}`);
         }
       }
       assert.ok(

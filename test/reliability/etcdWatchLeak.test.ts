@@ -12,7 +12,6 @@ import { etcdDiscovery } from '../../src/backends/etcd/etcdDiscovery.js';
 import { startEtcd, type EtcdCluster } from '../backends/etcd/etcdHarness.js';
 import { makeWorker, uniqueNamespace } from '../backends/etcd/helpers.js';
 
-
 describe('etcd: an unsubscribe cancels the watch on the server', { timeout: 120_000 }, () => {
   let etcd: EtcdCluster;
   before(async () => {

@@ -28,12 +28,15 @@ const FILES = [
 ];
 const MARK = '== left in /dev/shm and the temp directory';
 
-it('suites that fail part-way (the wool peer missing) still remove every segment, block, lock and folder they made', { timeout: 120_000 }, () => {
-  const tmp = mkdtempSync(join(scratch, 'tmp-'));
-  const peer = join(scratch, 'no-wool-peer');
-  mkdirSync(peer);
-  const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
-  const script = `mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm || exit 99
+it(
+  'suites that fail part-way (the wool peer missing) still remove every segment, block, lock and folder they made',
+  { timeout: 120_000 },
+  () => {
+    const tmp = mkdtempSync(join(scratch, 'tmp-'));
+    const peer = join(scratch, 'no-wool-peer');
+    mkdirSync(peer);
+    const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
+    const script = `mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm || exit 99
 "$@" >/dev/null 2>&1
 status=$?
 echo "${MARK}"
@@ -41,16 +44,43 @@ ls -A /dev/shm
 echo "=="
 ls -A "$TMPDIR"
 exit $status`;
-  const run = spawnSync(
-    'unshare',
-    ['-m', '--propagation', 'private', 'sh', '-c', script, 'sh', process.execPath, '--import', 'tsx', '--test', '--test-reporter=dot', ...FILES],
-    { cwd: repo, encoding: 'utf8', env: { ...env, TMPDIR: tmp, WOOL_PEER: peer, WOOLRX_TEST: '1' }, timeout: 110_000 },
-  );
-  const out = run.stdout;
-  assert.ok(out.includes(MARK), `the run did not finish: status ${run.status}, ${run.stderr}${run.error?.message ?? ''}`);
-  assert.notEqual(run.status, 0, 'the suites fail without the wool peer');
-  const [shmPart = '', tmpPart = ''] = out.slice(out.indexOf(MARK) + MARK.length).split('\n==\n');
-  const names = (text: string): string[] => text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
-  assert.deepEqual(names(shmPart).filter(isWoolrxShm as (name: string) => boolean), [], 'left in /dev/shm');
-  assert.deepEqual(names(tmpPart).filter(isWoolrxTmp as (name: string) => boolean), [], 'left in the temp directory');
-});
+    const run = spawnSync(
+      'unshare',
+      [
+        '-m',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        script,
+        'sh',
+        process.execPath,
+        '--import',
+        'tsx',
+        '--test',
+        '--test-reporter=dot',
+        ...FILES,
+      ],
+      {
+        cwd: repo,
+        encoding: 'utf8',
+        env: { ...env, TMPDIR: tmp, WOOL_PEER: peer, WOOLRX_TEST: '1' },
+        timeout: 110_000,
+      },
+    );
+    const out = run.stdout;
+    assert.ok(
+      out.includes(MARK),
+      `the run did not finish: status ${run.status}, ${run.stderr}${run.error?.message ?? ''}`,
+    );
+    assert.notEqual(run.status, 0, 'the suites fail without the wool peer');
+    const [shmPart = '', tmpPart = ''] = out.slice(out.indexOf(MARK) + MARK.length).split('\n==\n');
+    const names = (text: string): string[] =>
+      text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+    assert.deepEqual(names(shmPart).filter(isWoolrxShm as (name: string) => boolean), [], 'left in /dev/shm');
+    assert.deepEqual(names(tmpPart).filter(isWoolrxTmp as (name: string) => boolean), [], 'left in the temp directory');
+  },
+);

@@ -55,7 +55,10 @@ function collect(child: ChildProcess): Promise<Report> {
 function run(args: readonly string[]): Promise<Report> {
   const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
   return collect(
-    spawn(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, ...args], { env: { ...env, WOOLRX_TEST: '1' }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, ...args], {
+      env: { ...env, WOOLRX_TEST: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
   );
 }
 
@@ -86,7 +89,8 @@ function survivorsPerCycle(args: readonly string[]): Promise<{ perCycle: number;
     child.on('close', (code) => {
       const lines = out.split('\n');
       const json = lines.filter((line) => line.startsWith('{')).at(-1);
-      const mark = (which: string): number => Number(new RegExp(`^# measured windows ${which} (\\d+) ms$`, 'm').exec(out)?.[1] ?? NaN);
+      const mark = (which: string): number =>
+        Number(new RegExp(`^# measured windows ${which} (\\d+) ms$`, 'm').exec(out)?.[1] ?? NaN);
       const from = mark('from');
       const to = mark('to');
       if (code !== 0 || json === undefined || !(from < to)) {
@@ -103,7 +107,11 @@ function survivorsPerCycle(args: readonly string[]): Promise<{ perCycle: number;
         const promoted = /[ "]promoted"?[=:](\d+)/.exec(line);
         const copied = /[ "]new_space_survived"?[=:](\d+)/.exec(line);
         if (promoted === null || copied === null) {
-          reject(new Error(`a scavenge line without promoted= and new_space_survived= (has the --trace-gc-nvp format changed?): ${line}`));
+          reject(
+            new Error(
+              `a scavenge line without promoted= and new_space_survived= (has the --trace-gc-nvp format changed?): ${line}`,
+            ),
+          );
           return;
         }
         survived += Number(promoted[1]) + Number(copied[1]);
@@ -131,7 +139,10 @@ function assertFlat(report: Report): void {
   assert.ok(middle.handles - start.handles <= 2, `active handles: ${summary}`);
   assert.equal(end.watchers, start.watchers, `server-side watchers: ${summary}`);
   assert.equal(end.registryWatchers, 0, `registry watchers: ${summary}`);
-  assert.ok(end.heap - middle.heap < HEAP_SLACK, `heap grew ${end.heap - middle.heap} bytes over the second ${CYCLES} cycles: ${summary}`);
+  assert.ok(
+    end.heap - middle.heap < HEAP_SLACK,
+    `heap grew ${end.heap - middle.heap} bytes over the second ${CYCLES} cycles: ${summary}`,
+  );
 }
 
 /** What /dev/shm holds of a namespace: named after it, or after its short hash (the segment, woolrx-lock-<hash>/). */
@@ -180,7 +191,10 @@ describe('1,000 subscribe/unsubscribe cycles leave nothing behind', { timeout: 3
     const discovery = localDiscovery(namespace);
     const publisher = discovery.publisher();
     for (let n = 1; n <= 5; n++) {
-      await publisher.publish('worker-added', workerInfo({ uid: randomUUID(), address: `127.0.0.1:${7000 + n}`, pid: process.pid, version: '1' }));
+      await publisher.publish(
+        'worker-added',
+        workerInfo({ uid: randomUUID(), address: `127.0.0.1:${7000 + n}`, pid: process.pid, version: '1' }),
+      );
     }
     const first = discovery.events().subscribe(); // the process's first: its shared buffers, Node's pools
     const before = process.memoryUsage().arrayBuffers;
@@ -205,9 +219,14 @@ describe('1,000 subscribe/unsubscribe cycles leave nothing behind', { timeout: 3
     // count does not depend on timing, RSS steps when V8 decides to grow.
     const namespace = localNamespace();
     const { perCycle, scavenges, report } = await survivorsPerCycle(['local', namespace, String(CYCLES)]);
-    console.log(`# leaks local: ${(perCycle / 1024).toFixed(1)} KiB surviving scavenges per cycle (${scavenges} scavenges)`);
+    console.log(
+      `# leaks local: ${(perCycle / 1024).toFixed(1)} KiB surviving scavenges per cycle (${scavenges} scavenges)`,
+    );
     assert.ok(scavenges > 0, 'the trace shows scavenges');
-    assert.ok(perCycle < SURVIVOR_SLACK, `${perCycle.toFixed(0)} bytes survived scavenges per subscribe/unsubscribe cycle`);
+    assert.ok(
+      perCycle < SURVIVOR_SLACK,
+      `${perCycle.toFixed(0)} bytes survived scavenges per subscribe/unsubscribe cycle`,
+    );
     assertFlat(report);
     assert.deepEqual(ours(namespace), []);
   });

@@ -8,7 +8,18 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { blockName } from '../../src/backends/local/block/blockFile.js';
 import { localDiscovery, shortHash } from '../../src/backends/local/index.js';
-import { assertClean, Child, isLockTimeout, killChildren, makeWorker, Recorder, strayTestFiles, TMP, uniqueNamespace, waitFor } from '../backends/local/helpers.js';
+import {
+  assertClean,
+  Child,
+  isLockTimeout,
+  killChildren,
+  makeWorker,
+  Recorder,
+  strayTestFiles,
+  TMP,
+  uniqueNamespace,
+  waitFor,
+} from '../backends/local/helpers.js';
 
 const used: { namespace: string; uids: string[]; wool?: boolean }[] = [];
 
@@ -32,7 +43,6 @@ async function woolPublish(namespace: string, uid: string): Promise<WoolPeer> {
   return startWoolPeer(namespace, makeWorker({ uid, address: '127.0.0.1:7100', version: '1' }));
 }
 
-
 describe('/dev/shm holds nothing of woolrx once everyone left', () => {
   it("wool leaves last: woolrx's journal (woolrx-lock-<hash>/journal) does not stay behind", async () => {
     const namespace = uniqueNamespace('woollast');
@@ -55,7 +65,7 @@ describe('/dev/shm holds nothing of woolrx once everyone left', () => {
     assert.equal(existsSync(lockDir(namespace)), false, `${lockDir(namespace)} left behind`);
   });
 
-  it("a woolrx subscriber still reading keeps the journal; the last woolrx one out before wool removes it", async () => {
+  it('a woolrx subscriber still reading keeps the journal; the last woolrx one out before wool removes it', async () => {
     const namespace = uniqueNamespace('woollast2');
     const rx = makeWorker();
     const woolUid = makeWorker().uid;
@@ -76,7 +86,11 @@ describe('/dev/shm holds nothing of woolrx once everyone left', () => {
     await again.close();
     await waitFor(() => !early.workers.has(rx.uid), 'woolrx worker withdrawn again');
     early.stop();
-    assert.equal(existsSync(lockDir(namespace)), false, `${lockDir(namespace)} left behind by the last woolrx subscriber`);
+    assert.equal(
+      existsSync(lockDir(namespace)),
+      false,
+      `${lockDir(namespace)} left behind by the last woolrx subscriber`,
+    );
     await withdrawWoolPeer(owner);
   });
 

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { map } from 'rxjs';
-import { added, deepEqual, dropped, formatFrames, snapshotOf, testWorker, updated, workerTestScheduler } from '../../src/testing/index.js';
+import {
+  added,
+  deepEqual,
+  dropped,
+  formatFrames,
+  snapshotOf,
+  testWorker,
+  updated,
+  workerTestScheduler,
+} from '../../src/testing/index.js';
 
 describe('woolrx/testing', () => {
   it('testWorker is deterministic and validated', () => {
@@ -25,7 +34,10 @@ describe('woolrx/testing', () => {
 
   it('event constructors carry their type', () => {
     const w = testWorker(1);
-    assert.deepEqual([added(w).type, updated(w).type, dropped(w).type], ['worker-added', 'worker-updated', 'worker-dropped']);
+    assert.deepEqual(
+      [added(w).type, updated(w).type, dropped(w).type],
+      ['worker-added', 'worker-updated', 'worker-dropped'],
+    );
     assert.deepEqual([...snapshotOf(w, testWorker(2)).keys()], [w.uid, testWorker(2).uid]);
   });
 

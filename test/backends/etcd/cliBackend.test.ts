@@ -44,11 +44,35 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
     const watcher = etcdDiscovery(namespace, { endpoints: etcd.endpoints, prefix });
     const recorder = new Recorder(watcher.events());
     const run = cli([
-      'publish', '-b', 'etcd', '--endpoints', etcd.endpoints.join(','), '--prefix', prefix, '--ttl', '5', '-n', namespace,
-      '-a', '10.0.0.5:7000', '--uid', uid, '--pid', '1', '--version', '1.0.0', '--tag', 'gpu', '--extra', 'zone=eu-1',
+      'publish',
+      '-b',
+      'etcd',
+      '--endpoints',
+      etcd.endpoints.join(','),
+      '--prefix',
+      prefix,
+      '--ttl',
+      '5',
+      '-n',
+      namespace,
+      '-a',
+      '10.0.0.5:7000',
+      '--uid',
+      uid,
+      '--pid',
+      '1',
+      '--version',
+      '1.0.0',
+      '--tag',
+      'gpu',
+      '--extra',
+      'zone=eu-1',
     ]);
     try {
-      await waitFor(() => run.out() === `${uid}\n`, () => `the uid on stdout: ${run.out()} ${run.err()}`);
+      await waitFor(
+        () => run.out() === `${uid}\n`,
+        () => `the uid on stdout: ${run.out()} ${run.err()}`,
+      );
       await waitFor(() => recorder.workers.get(uid), 'the worker');
       const worker = recorder.workers.get(uid);
       assert.equal(worker?.address, '10.0.0.5:7000');
@@ -69,18 +93,36 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
     const [endpoint] = etcd.endpoints as [string];
     const hostPort = endpoint.replace(/^http:\/\//, '');
     assert.match(hostPort, /^127\.0\.0\.1:\d+$/);
-    const run = cli(['watch', '-b', 'etcd', '--endpoints', hostPort, '--endpoints', endpoint, '-n', namespace, '--json']);
+    const run = cli([
+      'watch',
+      '-b',
+      'etcd',
+      '--endpoints',
+      hostPort,
+      '--endpoints',
+      endpoint,
+      '-n',
+      namespace,
+      '--json',
+    ]);
     const publisher = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
     try {
       const worker = makeWorker();
       await publisher.publish('worker-added', worker);
-      await waitFor(() => run.out().includes('worker-added'), () => `a line: ${run.err()}`);
+      await waitFor(
+        () => run.out().includes('worker-added'),
+        () => `a line: ${run.err()}`,
+      );
       // The empty namespace first: the synced marker, then the event (wool's default channel options left out).
       const { options: _options, ...fields } = JSON.parse(JSON.stringify(worker)) as Record<string, unknown>;
-      assert.deepEqual(run.out().trimEnd().split('\n').map((line) => JSON.parse(line) as unknown), [
-        { type: 'synced' },
-        { type: 'worker-added', worker: fields },
-      ]);
+      assert.deepEqual(
+        run
+          .out()
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as unknown),
+        [{ type: 'synced' }, { type: 'worker-added', worker: fields }],
+      );
       run.stop();
       assert.equal(await run.done, 0);
     } finally {
@@ -113,9 +155,15 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
       [['--endpoints', 'ftp://x'], /^woolrx watch: --endpoints must be URLs like .*, got "ftp:\/\/x"$/m],
       [['--ttl', 'ten'], /^woolrx watch: --ttl: "ten" is not an integer$/m],
       [['--ttl', '0'], /^woolrx watch: --ttl: 0 is below 1$/m],
-      [['--ca', '/nonexistent/ca.pem'], /^woolrx watch: --ca \/nonexistent\/ca.pem: no such file \(give the path of a PEM file\)$/m],
+      [
+        ['--ca', '/nonexistent/ca.pem'],
+        /^woolrx watch: --ca \/nonexistent\/ca.pem: no such file \(give the path of a PEM file\)$/m,
+      ],
       [['--ca', '/etc/hostname'], /tls.*https/], // TLS material with http:// endpoints
-      [['--endpoints', '127.0.0.1'], /^woolrx watch: --endpoints must be URLs like .*, or host:port, got "127\.0\.0\.1"$/m],
+      [
+        ['--endpoints', '127.0.0.1'],
+        /^woolrx watch: --endpoints must be URLs like .*, or host:port, got "127\.0\.0\.1"$/m,
+      ],
       [['--user', 'root'], /^woolrx watch: --user needs the password in \$WOOLRX_ETCD_PASSWORD$/m],
     ];
     const saved = process.env['WOOLRX_ETCD_PASSWORD'];
@@ -129,7 +177,10 @@ describe('woolrx CLI --backend etcd (etcdBackend)', { timeout: 60_000 }, () => {
       }
       const slash = cli(['watch', '-b', 'etcd', '-n', 'a/b']);
       assert.equal(await slash.done, 2);
-      assert.match(slash.err(), /^woolrx watch: namespace must be a non-empty string without "\/", "\.\." or NUL, got "a\/b"$/m);
+      assert.match(
+        slash.err(),
+        /^woolrx watch: namespace must be a non-empty string without "\/", "\.\." or NUL, got "a\/b"$/m,
+      );
     } finally {
       if (saved !== undefined) process.env['WOOLRX_ETCD_PASSWORD'] = saved;
     }

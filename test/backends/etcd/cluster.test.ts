@@ -14,7 +14,11 @@ import { startEtcdCluster, type EtcdCluster } from './etcdHarness.js';
 import { makeWorker, Recorder, uniqueNamespace, waitFor } from './helpers.js';
 
 /** Publishes, retrying while the cluster elects a leader (a retried change is idempotent). */
-async function publishSurely(publisher: WorkerPublisher, type: DiscoveryEvent['type'], worker: WorkerInfo): Promise<void> {
+async function publishSurely(
+  publisher: WorkerPublisher,
+  type: DiscoveryEvent['type'],
+  worker: WorkerInfo,
+): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       await publisher.publish(type, worker);
@@ -73,7 +77,8 @@ describe('etcd backend on a 3-member cluster', { timeout: 120_000 }, () => {
       const known = truth.has(worker.uid);
       if (type === 'worker-dropped') truth.delete(worker.uid);
       else truth.set(worker.uid, worker);
-      const event = type === 'worker-dropped' ? (known ? 'worker-dropped' : undefined) : known ? 'worker-updated' : 'worker-added';
+      const event =
+        type === 'worker-dropped' ? (known ? 'worker-dropped' : undefined) : known ? 'worker-updated' : 'worker-added';
       if (event !== undefined) expected.push(show({ type: event, worker }));
     };
     await sleep(300); // let the subscriptions read the (empty) namespace
@@ -155,16 +160,23 @@ describe('etcd backend on a 3-member cluster', { timeout: 120_000 }, () => {
     for (const [i, recorder] of subscribers.entries()) {
       await waitFor(
         () => recorder.matches(truth),
-        () => `subscriber ${i} to converge; has ${[...recorder.workers.values()].map((w) => `${w.uid.slice(0, 8)}@${w.version}`).join(', ')}`,
+        () =>
+          `subscriber ${i} to converge; has ${[...recorder.workers.values()].map((w) => `${w.uid.slice(0, 8)}@${w.version}`).join(', ')}`,
         30_000,
       );
       recorder.assertConsistent();
-      assert.ok(recorder.diagnostics.some((diagnostic) => diagnostic.kind === 'recovered'), `subscriber ${i} reported its recovery`);
+      assert.ok(
+        recorder.diagnostics.some((diagnostic) => diagnostic.kind === 'recovered'),
+        `subscriber ${i} reported its recovery`,
+      );
     }
     console.log(`# subscribers converged ${Date.now() - restarted} ms after the restart`);
     // The publisher's workers outlive the outage: its lease, lost, was replaced and X kept alive.
     await sleep(ttl * 1000 + 1000);
     for (const recorder of subscribers) assert.ok(recorder.matches(truth), 'still the truth after another ttl');
-    assert.ok(firstDiagnostics.some((d) => d.startsWith('recovered: Re-published')), firstDiagnostics.join('\n'));
+    assert.ok(
+      firstDiagnostics.some((d) => d.startsWith('recovered: Re-published')),
+      firstDiagnostics.join('\n'),
+    );
   });
 });

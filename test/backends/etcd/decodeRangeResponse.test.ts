@@ -9,11 +9,18 @@ import protobuf from 'protobufjs';
 import { decodeRangeResponse } from '../../../src/backends/etcd/decodeRangeResponse.js';
 
 const require = createRequire(import.meta.url);
-const root = new protobuf.Root().loadSync(join(dirname(require.resolve('etcd3/package.json')), 'proto', 'rpc.proto'), { keepCase: true });
+const root = new protobuf.Root().loadSync(join(dirname(require.resolve('etcd3/package.json')), 'proto', 'rpc.proto'), {
+  keepCase: true,
+});
 const RangeResponse = root.lookupType('etcdserverpb.RangeResponse');
 
 /** What etcd3 hands out for these bytes (its proto-loader options: keepCase, longs as strings, defaults). */
-function viaEtcd3(bytes: Uint8Array): { revision: string; more: boolean; count: string; kvs: Array<{ key: Buffer; value: Buffer; mod_revision: string }> } {
+function viaEtcd3(bytes: Uint8Array): {
+  revision: string;
+  more: boolean;
+  count: string;
+  kvs: Array<{ key: Buffer; value: Buffer; mod_revision: string }>;
+} {
   return RangeResponse.toObject(RangeResponse.decode(bytes), { longs: String, defaults: true }) as never;
 }
 
@@ -21,7 +28,17 @@ const int64 = fc.oneof(
   fc.integer({ min: 0, max: 1_000_000 }),
   fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }),
   fc.bigInt({ min: -(2n ** 63n), max: -1n }),
-  fc.constantFrom(0n, 2n ** 49n - 1n, 2n ** 49n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), -1n),
+  fc.constantFrom(
+    0n,
+    2n ** 49n - 1n,
+    2n ** 49n,
+    2n ** 53n - 1n,
+    2n ** 53n,
+    2n ** 53n + 1n,
+    2n ** 63n - 1n,
+    -(2n ** 63n),
+    -1n,
+  ),
 );
 // protobufjs takes an int64 as decimal text in fromObject (through Long, exactly).
 const long = (value: number | bigint): string => String(value);
@@ -47,7 +64,12 @@ type Response = typeof response extends fc.Arbitrary<infer T> ? T : never;
 function encode(value: Response): Uint8Array {
   return RangeResponse.encode(
     RangeResponse.fromObject({
-      header: { cluster_id: long(value.cluster_id), member_id: long(7), revision: long(value.revision), raft_term: long(3) },
+      header: {
+        cluster_id: long(value.cluster_id),
+        member_id: long(7),
+        revision: long(value.revision),
+        raft_term: long(3),
+      },
       kvs: value.kvs.map((kv) => ({
         key: kv.key,
         value: kv.value,
@@ -92,17 +114,45 @@ describe('decodeRangeResponse', () => {
     writer.uint32((10 << 3) | 1).fixed64(1);
     writer.uint32((11 << 3) | 5).fixed32(1);
     writer.uint32((12 << 3) | 2).bytes(Buffer.from('ignored'));
-    const known = encode({ revision: 42, cluster_id: 1, kvs: [{ key: Buffer.from('k'), value: Buffer.from('v'), create_revision: 1, mod_revision: 41, version: 1, lease: 0 }], more: true, count: 1 });
+    const known = encode({
+      revision: 42,
+      cluster_id: 1,
+      kvs: [
+        { key: Buffer.from('k'), value: Buffer.from('v'), create_revision: 1, mod_revision: 41, version: 1, lease: 0 },
+      ],
+      more: true,
+      count: 1,
+    });
     const page = decodeRangeResponse(Buffer.concat([writer.finish(), known]));
     assert.equal(page.revision, '42');
     assert.equal(page.more, true);
-    assert.deepEqual(page.records.map((record) => [record.key.toString(), record.value.toString(), record.modRevision]), [['k', 'v', 41]]);
+    assert.deepEqual(
+      page.records.map((record) => [record.key.toString(), record.value.toString(), record.modRevision]),
+      [['k', 'v', 41]],
+    );
     // An empty message: every field at its zero value.
     assert.deepEqual(decodeRangeResponse(new Uint8Array(0)), { revision: '0', records: [], more: false, count: 0 });
   });
 
   it('keys and values are views into the response, not copies', () => {
-    const encoded = Buffer.from(encode({ revision: 5, cluster_id: 1, kvs: [{ key: Buffer.from('key'), value: Buffer.from('value'), create_revision: 1, mod_revision: 2, version: 1, lease: 0 }], more: false, count: 1 }));
+    const encoded = Buffer.from(
+      encode({
+        revision: 5,
+        cluster_id: 1,
+        kvs: [
+          {
+            key: Buffer.from('key'),
+            value: Buffer.from('value'),
+            create_revision: 1,
+            mod_revision: 2,
+            version: 1,
+            lease: 0,
+          },
+        ],
+        more: false,
+        count: 1,
+      }),
+    );
     const [record] = decodeRangeResponse(encoded).records;
     assert.ok(record !== undefined);
     assert.equal(record.key.buffer, encoded.buffer);
@@ -110,7 +160,22 @@ describe('decodeRangeResponse', () => {
   });
 
   it('refuses a truncated or malformed message', () => {
-    const encoded = encode({ revision: 5, cluster_id: 1, kvs: [{ key: Buffer.from('key'), value: Buffer.from('value'), create_revision: 1, mod_revision: 2, version: 1, lease: 0 }], more: true, count: 1 });
+    const encoded = encode({
+      revision: 5,
+      cluster_id: 1,
+      kvs: [
+        {
+          key: Buffer.from('key'),
+          value: Buffer.from('value'),
+          create_revision: 1,
+          mod_revision: 2,
+          version: 1,
+          lease: 0,
+        },
+      ],
+      more: true,
+      count: 1,
+    });
     for (let cut = 1; cut < encoded.length; cut++) {
       const truncated = encoded.subarray(0, cut);
       let decodable = true;

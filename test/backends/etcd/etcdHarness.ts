@@ -65,7 +65,15 @@ export class EtcdMember {
   #process: ChildProcess | undefined;
   #log: string[] = [];
 
-  constructor(name: string, clientPort: number, peerPort: number, dataDir: string, args: readonly string[], readyTimeoutMs: number, netns?: string) {
+  constructor(
+    name: string,
+    clientPort: number,
+    peerPort: number,
+    dataDir: string,
+    args: readonly string[],
+    readyTimeoutMs: number,
+    netns?: string,
+  ) {
     this.name = name;
     this.clientPort = clientPort;
     this.peerPort = peerPort;
@@ -133,7 +141,9 @@ export class EtcdMember {
         if (this.#process === child) this.#process = undefined;
         if (!ready) {
           clearTimeout(timer);
-          reject(new Error(`etcd member ${this.name} exited (${signal ?? code}) before it was ready; log:\n${this.log}`));
+          reject(
+            new Error(`etcd member ${this.name} exited (${signal ?? code}) before it was ready; log:\n${this.log}`),
+          );
         }
       });
     });
@@ -284,20 +294,34 @@ export async function startEtcdCluster(size = 3, options: EtcdStartOptions = {})
     const peerPort = ports[2 * i + 1] as number;
     const dataDir = join(root, name);
     const args = [
-      '--name', name,
-      '--data-dir', dataDir,
-      '--listen-client-urls', `${scheme}://${host}:${clientPort}`,
-      '--advertise-client-urls', `${scheme}://${host}:${clientPort}`,
-      '--listen-peer-urls', `http://${host}:${peerPort}`,
-      '--initial-advertise-peer-urls', `http://${host}:${peerPort}`,
-      '--initial-cluster', initialCluster,
-      '--initial-cluster-token', token,
-      '--initial-cluster-state', 'new',
-      '--heartbeat-interval', String(options.heartbeatMs ?? 50),
-      '--election-timeout', String(options.electionMs ?? 500),
-      '--logger', 'zap',
-      '--log-outputs', 'stderr',
-      '--log-level', 'info',
+      '--name',
+      name,
+      '--data-dir',
+      dataDir,
+      '--listen-client-urls',
+      `${scheme}://${host}:${clientPort}`,
+      '--advertise-client-urls',
+      `${scheme}://${host}:${clientPort}`,
+      '--listen-peer-urls',
+      `http://${host}:${peerPort}`,
+      '--initial-advertise-peer-urls',
+      `http://${host}:${peerPort}`,
+      '--initial-cluster',
+      initialCluster,
+      '--initial-cluster-token',
+      token,
+      '--initial-cluster-state',
+      'new',
+      '--heartbeat-interval',
+      String(options.heartbeatMs ?? 50),
+      '--election-timeout',
+      String(options.electionMs ?? 500),
+      '--logger',
+      'zap',
+      '--log-outputs',
+      'stderr',
+      '--log-level',
+      'info',
       ...(options.tls === undefined ? [] : ['--cert-file', options.tls.certFile, '--key-file', options.tls.keyFile]),
     ];
     return new EtcdMember(name, clientPort, peerPort, dataDir, args, options.readyTimeoutMs ?? 20_000, options.netns);

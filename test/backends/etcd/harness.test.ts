@@ -51,7 +51,11 @@ describe('etcd test harness', { timeout: 60_000 }, () => {
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       try {
-        const line = await waitFor(() => /^\{.*\}$/m.exec(output)?.[0], () => `the child's etcd: ${output}`, 20_000);
+        const line = await waitFor(
+          () => /^\{.*\}$/m.exec(output)?.[0],
+          () => `the child's etcd: ${output}`,
+          20_000,
+        );
         const { pid, dataDir } = JSON.parse(line) as { pid: number; dataDir: string };
         assert.ok(alive(pid));
         assert.ok(existsSync(dataDir));

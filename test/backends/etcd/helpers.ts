@@ -30,7 +30,11 @@ export function makeWorker(overrides: Partial<WorkerInfoInit> = {}): WorkerInfo 
 }
 
 /** Resolves once `condition()` is truthy; rejects naming `what` after `timeout` ms. */
-export async function waitFor<T>(condition: () => T, what: string | (() => string), timeout = 10_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  condition: () => T,
+  what: string | (() => string),
+  timeout = 10_000,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeout;
   for (;;) {
     const value = condition();
@@ -96,7 +100,9 @@ export class Recorder {
 
   /** Events of one worker, as `type@version`. */
   history(uid: string): string[] {
-    return this.events.filter((event) => event.worker.uid === uid).map((event) => `${event.type}@${event.worker.version}`);
+    return this.events
+      .filter((event) => event.worker.uid === uid)
+      .map((event) => `${event.type}@${event.worker.version}`);
   }
 
   /** Fails if an event contradicted the stream so far. */

@@ -14,7 +14,10 @@ import { makeWorker, Recorder, uniqueNamespace, waitFor } from './helpers.js';
 const CHILDREN = join(dirname(fileURLToPath(import.meta.url)), 'children');
 const children = new Set<ChildProcess>();
 
-function run(script: string, args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function run(
+  script: string,
+  args: string[],
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', join(CHILDREN, script), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -47,7 +50,11 @@ describe('etcd backend with real processes', { timeout: 60_000 }, () => {
     const discovery = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
     const recorder = new Recorder(discovery.events());
     const publisher = run('publisher.ts', [etcd.endpoints.join(','), namespace, String(ttl), '3']);
-    const line = await waitFor(() => /^\[.*\]$/m.exec(publisher.output())?.[0], () => `the child's uids: ${publisher.output()}`, 20_000);
+    const line = await waitFor(
+      () => /^\[.*\]$/m.exec(publisher.output())?.[0],
+      () => `the child's uids: ${publisher.output()}`,
+      20_000,
+    );
     const uids = JSON.parse(line) as string[];
     await waitFor(() => uids.every((uid) => recorder.workers.has(uid)), 'the three workers');
     // A survivor from this process, to show only the dead publisher's workers go.
@@ -81,11 +88,27 @@ describe('etcd backend with real processes', { timeout: 60_000 }, () => {
     await registrant.publish('worker-added', a);
     await waitFor(() => recorder.workers.has(a.uid), 'A added');
 
-    const closing = run('readd.ts', [etcd.endpoints.join(','), namespace, String(ttl), JSON.stringify({ ...a, version: '2' }), 'close']);
+    const closing = run('readd.ts', [
+      etcd.endpoints.join(','),
+      namespace,
+      String(ttl),
+      JSON.stringify({ ...a, version: '2' }),
+      'close',
+    ]);
     assert.equal(await closing.exited, 0, closing.output());
     assert.match(closing.output(), /^readded$/m);
-    const killed = run('readd.ts', [etcd.endpoints.join(','), namespace, String(ttl), JSON.stringify({ ...a, version: '3' }), 'stay']);
-    await waitFor(() => killed.output().includes('readded'), () => `the second re-announcement: ${killed.output()}`, 20_000);
+    const killed = run('readd.ts', [
+      etcd.endpoints.join(','),
+      namespace,
+      String(ttl),
+      JSON.stringify({ ...a, version: '3' }),
+      'stay',
+    ]);
+    await waitFor(
+      () => killed.output().includes('readded'),
+      () => `the second re-announcement: ${killed.output()}`,
+      20_000,
+    );
     killed.child.kill('SIGKILL');
     await killed.exited;
     // Past the killed process's lease expiry: A is still registered, with the latest metadata.
@@ -105,7 +128,11 @@ describe('etcd backend with real processes', { timeout: 60_000 }, () => {
     const child = run('subscribeOnce.ts', [etcd.endpoints.join(','), namespace, '1', 'no']);
     // The subscription is live in the child: publish from here, then it unsubscribes.
     const publisher = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
-    await waitFor(() => child.output().includes('subscribed'), () => `the child to subscribe: ${child.output()}`, 20_000);
+    await waitFor(
+      () => child.output().includes('subscribed'),
+      () => `the child to subscribe: ${child.output()}`,
+      20_000,
+    );
     await publisher.publish('worker-added', makeWorker());
     const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 20_000).unref());
     const code = await Promise.race([child.exited, timeout]);

@@ -73,7 +73,11 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     await publisher.close();
     const gone = await raw.leaseClient.leaseTimeToLive({ ID: lease });
     assert.equal(gone.TTL, '-1', 'close revoked the lease');
-    assert.equal((await raw.getAll().prefix(`/tests/pool/${namespace}/`).exec()).kvs.length, 0, 'and its keys went with it');
+    assert.equal(
+      (await raw.getAll().prefix(`/tests/pool/${namespace}/`).exec()).kvs.length,
+      0,
+      'and its keys went with it',
+    );
     assertReleased(discovery);
   });
 
@@ -113,15 +117,27 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     await waitFor(() => recorder.workers.size === 2, 'A and X');
     const lost = await leaseOf(key(namespace, a.uid));
     assert.ok(lost);
-    assert.notEqual(await leaseOf(key(namespace, x.uid)), lost, 'the update left X on its registrant\'s lease');
+    assert.notEqual(await leaseOf(key(namespace, x.uid)), lost, "the update left X on its registrant's lease");
     await raw.leaseClient.leaseRevoke({ ID: lost });
     await waitFor(() => recorder.history(a.uid).length === 3, 'A dropped and re-added', 5000);
     assert.deepEqual(recorder.history(a.uid), ['worker-added@1', 'worker-dropped@1', 'worker-added@1']);
-    assert.deepEqual(recorder.history(x.uid), ['worker-added@2'], 'X, registered by the second publisher, is untouched');
+    assert.deepEqual(
+      recorder.history(x.uid),
+      ['worker-added@2'],
+      'X, registered by the second publisher, is untouched',
+    );
     const renewed = await leaseOf(key(namespace, a.uid));
     assert.ok(renewed && renewed !== lost, 'A is on a new lease');
-    assert.ok(diagnostics.includes(`warning: Lease ${lost} was lost: etcd says it expired or was revoked; granting a new one and restoring 1 worker(s)`), diagnostics.join('\n'));
-    assert.ok(diagnostics.some((d) => d.startsWith('recovered') && d.includes('Re-published 1 worker(s)')), diagnostics.join('\n'));
+    assert.ok(
+      diagnostics.includes(
+        `warning: Lease ${lost} was lost: etcd says it expired or was revoked; granting a new one and restoring 1 worker(s)`,
+      ),
+      diagnostics.join('\n'),
+    );
+    assert.ok(
+      diagnostics.some((d) => d.startsWith('recovered') && d.includes('Re-published 1 worker(s)')),
+      diagnostics.join('\n'),
+    );
     // The new lease is kept alive too, and closing the first publisher leaves X alone.
     await first.close();
     await waitFor(() => !recorder.workers.has(a.uid), 'A dropped on close');
@@ -148,10 +164,18 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
       const lost = await leaseOf(key(namespace, a.uid));
       assert.ok(lost);
       proxy.cut();
-      await waitFor(() => diagnostics.some((d) => d.includes('was lost')), () => `the loss: ${diagnostics.join(' | ')}`, 15_000);
+      await waitFor(
+        () => diagnostics.some((d) => d.includes('was lost')),
+        () => `the loss: ${diagnostics.join(' | ')}`,
+        15_000,
+      );
       await sleep(3000); // the recovery retries meanwhile
       proxy.restore();
-      await waitFor(() => diagnostics.some((d) => d.startsWith('recovered')), () => `the recovery: ${diagnostics.join(' | ')}`, 15_000);
+      await waitFor(
+        () => diagnostics.some((d) => d.startsWith('recovered')),
+        () => `the recovery: ${diagnostics.join(' | ')}`,
+        15_000,
+      );
       const losses = diagnostics.filter((d) => d.includes('was lost'));
       assert.deepEqual(losses, [
         `warning: Lease ${lost} was lost: it expired while etcd could not be reached; granting a new one and restoring 1 worker(s)`,
@@ -188,14 +212,28 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
       await raw.leaseClient.leaseRevoke({ ID: lost }); // A and B go with it
       await second.publish('worker-added', workerInfo({ ...a, version: '2' })); // A registered anew, by the second
       proxy.restore();
-      await waitFor(() => diagnostics.some((d) => d.startsWith('recovered')), () => `the recovery: ${diagnostics.join(' | ')}`, 15_000);
-      assert.ok(diagnostics.some((d) => d.startsWith('recovered') && d.includes('Re-published 1 worker(s)')), diagnostics.join('\n'));
+      await waitFor(
+        () => diagnostics.some((d) => d.startsWith('recovered')),
+        () => `the recovery: ${diagnostics.join(' | ')}`,
+        15_000,
+      );
+      assert.ok(
+        diagnostics.some((d) => d.startsWith('recovered') && d.includes('Re-published 1 worker(s)')),
+        diagnostics.join('\n'),
+      );
       const held = await leaseOf(key(namespace, a.uid));
       assert.ok(held !== undefined && held !== lost);
       const restored = await leaseOf(key(namespace, b.uid));
-      assert.ok(restored !== undefined && restored !== lost && restored !== held, 'B is back, on the first publisher\'s new lease');
+      assert.ok(
+        restored !== undefined && restored !== lost && restored !== held,
+        "B is back, on the first publisher's new lease",
+      );
       await first.close();
-      assert.equal(await leaseOf(key(namespace, a.uid)), held, 'the first publisher no longer owns A: its close leaves it');
+      assert.equal(
+        await leaseOf(key(namespace, a.uid)),
+        held,
+        'the first publisher no longer owns A: its close leaves it',
+      );
       assert.equal(await leaseOf(key(namespace, b.uid)), undefined, 'and withdraws B');
       await second.close();
       assert.equal(await leaseOf(key(namespace, a.uid)), undefined, 'A goes with its new registrant');
@@ -209,7 +247,7 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     }
   });
 
-  it('ownership: an update or re-add from another publisher keeps the registrant\'s lease on the key', async () => {
+  it("ownership: an update or re-add from another publisher keeps the registrant's lease on the key", async () => {
     const namespace = uniqueNamespace('owner');
     const registrant = etcdDiscovery(namespace, { endpoints: etcd.endpoints }).publisher();
     const updaters = etcdDiscovery(namespace, { endpoints: etcd.endpoints });
@@ -226,12 +264,20 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     await readder.publish('worker-added', makeWorker()); // it has a lease of its own
     await readder.publish('worker-added', workerInfo({ ...a, version: '3' }));
     assert.equal(await leaseOf(key(namespace, a.uid)), lease, 'a re-add keeps the lease');
-    assert.equal(decodeWorker((await raw.get(key(namespace, a.uid)).exec()).kvs[0]!.value).version, '3', 'with the new metadata');
+    assert.equal(
+      decodeWorker((await raw.get(key(namespace, a.uid)).exec()).kvs[0]!.value).version,
+      '3',
+      'with the new metadata',
+    );
 
     await updater.close();
     await readder.close();
     await sleep(100);
-    assert.equal(await leaseOf(key(namespace, a.uid)), lease, 'the updaters closed: the key is still there, on its lease');
+    assert.equal(
+      await leaseOf(key(namespace, a.uid)),
+      lease,
+      'the updaters closed: the key is still there, on its lease',
+    );
     assert.deepEqual(recorder.history(a.uid), ['worker-added@1', 'worker-updated@2', 'worker-updated@3']);
 
     await registrant.close();
@@ -256,7 +302,11 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
     const creators = new Map<string, number>();
     let overwritten = 0;
     for (const worker of contested) {
-      await Promise.all(publishers.map((publisher, i) => publisher.publish('worker-added', workerInfo({ ...worker, version: String(i) }))));
+      await Promise.all(
+        publishers.map((publisher, i) =>
+          publisher.publish('worker-added', workerInfo({ ...worker, version: String(i) })),
+        ),
+      );
       const [now] = (await raw.get(key(namespace, worker.uid)).exec()).kvs;
       assert.ok(now);
       const [created] = (await raw.get(key(namespace, worker.uid)).revision(now.create_revision).exec()).kvs;
@@ -264,15 +314,23 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
       const creator = Number(decodeWorker(created.value).version);
       creators.set(worker.uid, creator);
       if (decodeWorker(now.value).version !== String(creator)) overwritten++;
-      assert.equal(now.lease, leases[creator], `worker ${worker.uid} is on the lease of publisher ${creator}, whose write created it`);
+      assert.equal(
+        now.lease,
+        leases[creator],
+        `worker ${worker.uid} is on the lease of publisher ${creator}, whose write created it`,
+      );
     }
-    assert.ok(overwritten > 0, 'later adds refreshed the metadata (the value is not the creator\'s)');
+    assert.ok(overwritten > 0, "later adds refreshed the metadata (the value is not the creator's)");
     // Each contested key goes exactly when its registrant closes.
     for (const [i, publisher] of publishers.entries()) {
       await publisher.close();
       for (const worker of contested) {
         const present = (await leaseOf(key(namespace, worker.uid))) !== undefined;
-        assert.equal(present, (creators.get(worker.uid) as number) > i, `worker ${worker.uid} after publisher ${i} closed`);
+        assert.equal(
+          present,
+          (creators.get(worker.uid) as number) > i,
+          `worker ${worker.uid} after publisher ${i} closed`,
+        );
       }
     }
     for (const discovery of discoveries) assertReleased(discovery);
@@ -332,44 +390,86 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
 
   it('rejects bad options with a TypeError naming the value', () => {
     const bad: [unknown, RegExp][] = [
-      [{ endpoints: 'localhost' }, /^etcdDiscovery: option endpoints must be URLs like http:\/\/127\.0\.0\.1:2379 .*, or host:port, got "localhost"$/],
+      [
+        { endpoints: 'localhost' },
+        /^etcdDiscovery: option endpoints must be URLs like http:\/\/127\.0\.0\.1:2379 .*, or host:port, got "localhost"$/,
+      ],
       [{ endpoints: 'localhost:0' }, /^etcdDiscovery: option endpoints must be URLs like .*, got "localhost:0"$/],
       [{ endpoints: '::1:2379' }, /^etcdDiscovery: option endpoints must be URLs like .*, got "::1:2379"$/],
-      [{ endpoints: ['127.0.0.1:2379', 'https://b:2'] }, /^etcdDiscovery: option endpoints must be URLs of one scheme /],
+      [
+        { endpoints: ['127.0.0.1:2379', 'https://b:2'] },
+        /^etcdDiscovery: option endpoints must be URLs of one scheme /,
+      ],
       [{ endpoints: [] }, /^etcdDiscovery: option endpoints must be at least one URL, got \[\]$/],
-      [{ endpoints: ['http://a:1', 'https://b:2'] }, /^etcdDiscovery: option endpoints must be URLs of one scheme .*, got \["http:\/\/a:1","https:\/\/b:2"\]$/],
+      [
+        { endpoints: ['http://a:1', 'https://b:2'] },
+        /^etcdDiscovery: option endpoints must be URLs of one scheme .*, got \["http:\/\/a:1","https:\/\/b:2"\]$/,
+      ],
       [{ ttl: 0 }, /^etcdDiscovery: option ttl must be an integer from 1 to 2000000, got 0$/],
       [{ ttl: 1.5 }, /^etcdDiscovery: option ttl must be an integer from 1 to 2000000, got 1\.5$/],
-      [{ prefix: '/woolrx/' }, /^etcdDiscovery: option prefix must be a string not ending with "\/", got "\/woolrx\/"$/],
-      [{ tls: { ca: 'x' } }, /^etcdDiscovery: option tls must be absent with http:\/\/ endpoints \(use https:\/\/ endpoints for TLS\), got \{"ca":"x"\}$/],
-      [{ endpoints: 'https://a:1', tls: false }, /^etcdDiscovery: option tls must be not false with https:\/\/ endpoints, got false$/],
-      [{ endpoints: 'https://a:1', tls: { cert: 'c' } }, /^etcdDiscovery: option tls must be cert and key together, or neither, got \{"cert":"c"\}$/],
-      [{ endpoints: 'https://a:1', tls: { ca: 42 } }, /^etcdDiscovery: option tls\.ca must be PEM text or bytes, got 42$/],
-      [{ auth: { username: '', password: 'p' } }, /^etcdDiscovery: option auth\.username must be a non-empty string, got ""$/],
-      [{ auth: { username: 'u', password: 12345 } }, /^etcdDiscovery: option auth\.password must be a string, got "\(hidden\)"$/],
-      [{ requestTimeout: -1 }, /^etcdDiscovery: option requestTimeout must be an integer from 1 to 2147483647, got -1$/],
-      [{ ttl: 5, lease: 3 }, /^etcdDiscovery: unknown option "lease" \(known: endpoints, ttl, prefix, tls, auth, requestTimeout\)$/],
+      [
+        { prefix: '/woolrx/' },
+        /^etcdDiscovery: option prefix must be a string not ending with "\/", got "\/woolrx\/"$/,
+      ],
+      [
+        { tls: { ca: 'x' } },
+        /^etcdDiscovery: option tls must be absent with http:\/\/ endpoints \(use https:\/\/ endpoints for TLS\), got \{"ca":"x"\}$/,
+      ],
+      [
+        { endpoints: 'https://a:1', tls: false },
+        /^etcdDiscovery: option tls must be not false with https:\/\/ endpoints, got false$/,
+      ],
+      [
+        { endpoints: 'https://a:1', tls: { cert: 'c' } },
+        /^etcdDiscovery: option tls must be cert and key together, or neither, got \{"cert":"c"\}$/,
+      ],
+      [
+        { endpoints: 'https://a:1', tls: { ca: 42 } },
+        /^etcdDiscovery: option tls\.ca must be PEM text or bytes, got 42$/,
+      ],
+      [
+        { auth: { username: '', password: 'p' } },
+        /^etcdDiscovery: option auth\.username must be a non-empty string, got ""$/,
+      ],
+      [
+        { auth: { username: 'u', password: 12345 } },
+        /^etcdDiscovery: option auth\.password must be a string, got "\(hidden\)"$/,
+      ],
+      [
+        { requestTimeout: -1 },
+        /^etcdDiscovery: option requestTimeout must be an integer from 1 to 2147483647, got -1$/,
+      ],
+      [
+        { ttl: 5, lease: 3 },
+        /^etcdDiscovery: unknown option "lease" \(known: endpoints, ttl, prefix, tls, auth, requestTimeout\)$/,
+      ],
       [{ endpoint: 'http://127.0.0.1:2379', timeout: 1 }, /^etcdDiscovery: unknown options "endpoint", "timeout" /],
       [null, /^etcdDiscovery: options must be an object, got null$/],
     ];
     for (const [options, message] of bad) {
-      assert.throws(() => etcdDiscovery('default', options as never), (error: unknown) => {
-        assert.ok(error instanceof TypeError, `TypeError for ${JSON.stringify(options)}`);
-        assert.match(error.message, message);
-        assert.doesNotMatch(error.message, /12345/, 'a password never appears in a message');
-        return true;
-      });
+      assert.throws(
+        () => etcdDiscovery('default', options as never),
+        (error: unknown) => {
+          assert.ok(error instanceof TypeError, `TypeError for ${JSON.stringify(options)}`);
+          assert.match(error.message, message);
+          assert.doesNotMatch(error.message, /12345/, 'a password never appears in a message');
+          return true;
+        },
+      );
     }
     const badNamespaces: [unknown, RegExp][] = [
       ['a/b', /^etcdDiscovery: namespace must be a non-empty string without "\/", "\.\." or NUL, got "a\/b"$/],
       ['', /^etcdDiscovery: namespace must be .*, got ""$/],
     ];
     for (const [namespace, message] of badNamespaces) {
-      assert.throws(() => etcdDiscovery(namespace as never), (error: unknown) => {
-        assert.ok(error instanceof TypeError, `TypeError for ${JSON.stringify(namespace)}`);
-        assert.match(error.message, message);
-        return true;
-      });
+      assert.throws(
+        () => etcdDiscovery(namespace as never),
+        (error: unknown) => {
+          assert.ok(error instanceof TypeError, `TypeError for ${JSON.stringify(namespace)}`);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
     }
     const discovery = etcdDiscovery(undefined, { endpoints: 'http://127.0.0.1:1, http://127.0.0.1:2' });
     assert.equal(discovery.namespace, 'default');
@@ -382,7 +482,10 @@ describe('etcd publisher', { timeout: 60_000 }, () => {
       [{ endpoints: 'etcd-0.etcd:2379, etcd-1.etcd:2379' }, ['http://etcd-0.etcd:2379', 'http://etcd-1.etcd:2379']],
       [{ endpoints: ['127.0.0.1:2379', 'http://127.0.0.1:2380'] }, ['http://127.0.0.1:2379', 'http://127.0.0.1:2380']],
       [{ endpoints: 'etcd.example:2379', tls: true }, ['https://etcd.example:2379']],
-      [{ endpoints: ['[::1]:2379', 'https://[::1]:2380'], tls: { ca: 'PEM' } }, ['https://[::1]:2379', 'https://[::1]:2380']],
+      [
+        { endpoints: ['[::1]:2379', 'https://[::1]:2380'], tls: { ca: 'PEM' } },
+        ['https://[::1]:2379', 'https://[::1]:2380'],
+      ],
     ];
     for (const [options, endpoints] of cases) {
       assert.deepEqual(etcdSettings('default', options).endpoints, endpoints, JSON.stringify(options));

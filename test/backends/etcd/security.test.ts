@@ -28,7 +28,10 @@ async function roundTrip(publishing: Discovery, watching: Discovery): Promise<vo
   try {
     const worker = makeWorker();
     await publisher.publish('worker-added', worker);
-    await waitFor(() => recorder.workers.has(worker.uid), () => `the worker; diagnostics: ${recorder.diagnostics.map((d) => d.message).join(' | ')}`);
+    await waitFor(
+      () => recorder.workers.has(worker.uid),
+      () => `the worker; diagnostics: ${recorder.diagnostics.map((d) => d.message).join(' | ')}`,
+    );
     await publisher.close();
     await waitFor(() => recorder.workers.size === 0, 'the drop on close');
     recorder.assertConsistent();
@@ -50,9 +53,21 @@ describe('etcd over TLS with a self-signed certificate', { timeout: 60_000 }, ()
     execFileSync(
       'openssl',
       [
-        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-        '-subj', '/CN=woolrx-test-etcd', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-subj',
+        '/CN=woolrx-test-etcd',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
       ],
       { stdio: 'pipe' },
     );
@@ -68,11 +83,18 @@ describe('etcd over TLS with a self-signed certificate', { timeout: 60_000 }, ()
     assert.ok(etcd.endpoints.every((endpoint) => endpoint.startsWith('https://')));
     const namespace = uniqueNamespace('tls');
     const options = { endpoints: etcd.endpoints, tls: { ca } };
-    await roundTrip(etcdDiscovery(namespace, options), etcdDiscovery(namespace, { ...options, tls: { ca: Buffer.from(ca) } }));
+    await roundTrip(
+      etcdDiscovery(namespace, options),
+      etcdDiscovery(namespace, { ...options, tls: { ca: Buffer.from(ca) } }),
+    );
   });
 
   it('does not connect to a server whose certificate it does not trust', async () => {
-    const discovery = etcdDiscovery(uniqueNamespace('untrusted'), { endpoints: etcd.endpoints, tls: true, requestTimeout: 2000 });
+    const discovery = etcdDiscovery(uniqueNamespace('untrusted'), {
+      endpoints: etcd.endpoints,
+      tls: true,
+      requestTimeout: 2000,
+    });
     const recorder = new Recorder(discovery.events(), discovery.diagnostics);
     const publisher = discovery.publisher();
     try {

@@ -88,7 +88,10 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
       if (round % 5 === 0) recorders.push(new Recorder(discovery.events()));
     }
     for (const recorder of recorders) {
-      await waitFor(() => recorder.matches(truth), () => `a subscriber to converge (has ${recorder.workers.size}, truth ${truth.size})`);
+      await waitFor(
+        () => recorder.matches(truth),
+        () => `a subscriber to converge (has ${recorder.workers.size}, truth ${truth.size})`,
+      );
       recorder.assertConsistent();
     }
     // Late ones started from the same truth, with nothing missed or repeated in between.
@@ -138,7 +141,10 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
     // A valid record stored under another worker's key.
     await raw.put(key(namespace, liar.uid)).value(Buffer.from(encodeWorker(other)));
     const recorder = new Recorder(discovery.events(), discovery.diagnostics);
-    await waitFor(() => recorder.events.length === 1 && recorder.diagnostics.length === 2, 'one worker and two diagnostics');
+    await waitFor(
+      () => recorder.events.length === 1 && recorder.diagnostics.length === 2,
+      'one worker and two diagnostics',
+    );
     assert.equal(recorder.events[0]?.worker.uid, good.uid);
     const malformed = recorder.diagnostics.filter((diagnostic) => diagnostic.kind === 'malformed-record');
     assert.equal(malformed.length, 2);
@@ -153,7 +159,11 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
     await raw.put(key(namespace, late.uid)).value(Buffer.from(encodeWorker(late)));
     await waitFor(() => recorder.events.length === 3, 'the drop and the late worker');
     assert.deepEqual(recorder.history(good.uid), ['worker-added@1', 'worker-dropped@1']);
-    assert.equal(recorder.events.find((event) => event.type === 'worker-dropped')?.reason, 'malformed', 'dropped because its record turned malformed');
+    assert.equal(
+      recorder.events.find((event) => event.type === 'worker-dropped')?.reason,
+      'malformed',
+      'dropped because its record turned malformed',
+    );
     assert.deepEqual(recorder.history(late.uid), ['worker-added@1']);
     assert.equal(recorder.diagnostics.filter((diagnostic) => diagnostic.kind === 'malformed-record').length, 4);
     recorder.assertConsistent();
@@ -164,9 +174,15 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
   it('reads a namespace larger than a page over several pages at one revision, every worker once', async () => {
     const namespace = uniqueNamespace('pages');
     // ~3 kB records: the read takes a 1000-key first page, then the rest (~5 MB) in two key-range parts.
-    const workers = Array.from({ length: 2600 }, (_, i) => makeWorker({ extra: { pad: 'x'.repeat(3000), i: String(i) } }));
+    const workers = Array.from({ length: 2600 }, (_, i) =>
+      makeWorker({ extra: { pad: 'x'.repeat(3000), i: String(i) } }),
+    );
     for (let i = 0; i < workers.length; i += 200) {
-      await Promise.all(workers.slice(i, i + 200).map((worker) => raw.put(key(namespace, worker.uid)).value(Buffer.from(encodeWorker(worker)))));
+      await Promise.all(
+        workers
+          .slice(i, i + 200)
+          .map((worker) => raw.put(key(namespace, worker.uid)).value(Buffer.from(encodeWorker(worker)))),
+      );
     }
     // Malformed records in the first and in the last page (keys sort around the uuids).
     await raw.put(key(namespace, '0-junk')).value(Buffer.from([0xff, 0xff]));
@@ -175,7 +191,9 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
     const recorder = new Recorder(discovery.events(), discovery.diagnostics);
     // Changes racing the read: each is seen once, either in the read or in the watch.
     const late = Array.from({ length: 50 }, () => makeWorker());
-    await Promise.all(late.map((worker) => raw.put(key(namespace, worker.uid)).value(Buffer.from(encodeWorker(worker)))));
+    await Promise.all(
+      late.map((worker) => raw.put(key(namespace, worker.uid)).value(Buffer.from(encodeWorker(worker)))),
+    );
     const gone = workers.slice(0, 20);
     await Promise.all(gone.map((worker) => raw.delete().key(key(namespace, worker.uid))));
     const expected = new Map([...workers.slice(20), ...late].map((worker) => [worker.uid, worker]));
@@ -214,13 +232,24 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
       const resumedAfter = Date.now() - started;
       await sleep(100);
       assert.deepEqual(
-        recorder.events.slice(2).map((event) => `${event.type} ${event.worker.uid === a.uid ? 'A' : event.worker.uid === b.uid ? 'B' : 'C'}@${event.worker.version}`),
+        recorder.events
+          .slice(2)
+          .map(
+            (event) =>
+              `${event.type} ${event.worker.uid === a.uid ? 'A' : event.worker.uid === b.uid ? 'B' : 'C'}@${event.worker.version}`,
+          ),
         ['worker-added B@1', 'worker-updated A@2', 'worker-dropped C@1', 'worker-updated A@3'],
         'the missed changes, in order, once each',
       );
       recorder.assertConsistent();
-      assert.ok(recorder.diagnostics.some((diagnostic) => diagnostic.kind === 'warning'), 'the break was reported');
-      assert.ok(recorder.diagnostics.some((diagnostic) => diagnostic.kind === 'recovered'), 'the recovery was reported');
+      assert.ok(
+        recorder.diagnostics.some((diagnostic) => diagnostic.kind === 'warning'),
+        'the break was reported',
+      );
+      assert.ok(
+        recorder.diagnostics.some((diagnostic) => diagnostic.kind === 'recovered'),
+        'the recovery was reported',
+      );
       console.log(`# resumed ${resumedAfter} ms after the connection came back`);
       recorder.unsubscribe();
       assertReleased(discovery);
@@ -259,7 +288,10 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
       await sleep(200);
       const name = (uid: string): string => (uid === a.uid ? 'A' : uid === b.uid ? 'B' : uid === c.uid ? 'C' : '?');
       assert.deepEqual(
-        recorder.events.slice(3).map((event) => `${event.type} ${name(event.worker.uid)}@${event.worker.version}`).sort(),
+        recorder.events
+          .slice(3)
+          .map((event) => `${event.type} ${name(event.worker.uid)}@${event.worker.version}`)
+          .sort(),
         ['worker-added B@1', 'worker-dropped C@1', 'worker-updated A@2'],
       );
       recorder.assertConsistent();
@@ -320,7 +352,11 @@ describe('etcd subscriber', { timeout: 60_000 }, () => {
       const { header } = await raw.getAll().prefix('/').limit(1).exec();
       await raw.kv.compact({ revision: header.revision, physical: true });
       proxy.restore();
-      await waitFor(() => log.length >= 5, () => `the re-read's changes: ${log.join(', ')}`, 15_000);
+      await waitFor(
+        () => log.length >= 5,
+        () => `the re-read's changes: ${log.join(', ')}`,
+        15_000,
+      );
       await sleep(200);
       assert.deepEqual(log.slice(3), ['worker-dropped A@1', 'worker-added C@1'], 'drops first, and no second synced');
     } finally {

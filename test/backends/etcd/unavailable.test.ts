@@ -43,7 +43,10 @@ describe('etcd unreachable', { timeout: 60_000 }, () => {
     const seen = discovery.diagnostics.subscribe((diagnostic) => diagnostics.push(diagnostic.error));
     let failed: unknown;
     const subscription = discovery.events().subscribe({ error: (error: unknown) => (failed = error) });
-    const reported = await waitFor(() => diagnostics.find((error) => error instanceof EtcdUnavailableError), 'an EtcdUnavailableError diagnostic');
+    const reported = await waitFor(
+      () => diagnostics.find((error) => error instanceof EtcdUnavailableError),
+      'an EtcdUnavailableError diagnostic',
+    );
     assert.ok(reported instanceof EtcdUnavailableError);
     assert.deepEqual(reported.endpoints, [endpoint]);
     assert.equal(failed, undefined, 'the stream does not error');
@@ -59,7 +62,17 @@ describe('etcd unreachable', { timeout: 60_000 }, () => {
     let err = '';
     stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const code = await runCli(
-      ['publish', '--backend', 'etcd', '--endpoints', endpoint, '--namespace', uniqueNamespace('cli'), '--address', '127.0.0.1:50051'],
+      [
+        'publish',
+        '--backend',
+        'etcd',
+        '--endpoints',
+        endpoint,
+        '--namespace',
+        uniqueNamespace('cli'),
+        '--address',
+        '127.0.0.1:50051',
+      ],
       { stdout, stderr, signal: new AbortController().signal },
       { commands, backends: { etcd: etcdBackend } },
     );
@@ -72,7 +85,17 @@ describe('etcd unreachable', { timeout: 60_000 }, () => {
   it('woolrx list exits 1 with one line once etcd has not answered for --request-timeout (the process ends)', async () => {
     const endpoint = `http://127.0.0.1:${await freePort()}`;
     const started = Date.now();
-    const child = woolrx(['list', '-b', 'etcd', '--endpoints', endpoint, '-n', uniqueNamespace('list'), '--request-timeout', '1500']);
+    const child = woolrx([
+      'list',
+      '-b',
+      'etcd',
+      '--endpoints',
+      endpoint,
+      '-n',
+      uniqueNamespace('list'),
+      '--request-timeout',
+      '1500',
+    ]);
     try {
       assert.deepEqual(await child.exited, { code: 1, signal: null }, child.stderr);
       const elapsed = Date.now() - started;
@@ -81,7 +104,9 @@ describe('etcd unreachable', { timeout: 60_000 }, () => {
       assert.equal(lines.length, 1, `stderr: ${child.stderr}`);
       assert.match(
         lines[0] ?? '',
-        new RegExp(`^woolrx list: etcd is unreachable at ${endpoint}: .*ECONNREFUSED.*; start etcd, or pass --endpoints URL \\(gave up after 1500 ms\\)$`),
+        new RegExp(
+          `^woolrx list: etcd is unreachable at ${endpoint}: .*ECONNREFUSED.*; start etcd, or pass --endpoints URL \\(gave up after 1500 ms\\)$`,
+        ),
       );
       assert.deepEqual(child.pending(), [], 'nothing on stdout');
     } finally {
@@ -93,8 +118,15 @@ describe('etcd unreachable', { timeout: 60_000 }, () => {
     const endpoint = `http://127.0.0.1:${await freePort()}`;
     const child = woolrx(['watch', '-b', 'etcd', '--endpoints', endpoint, '-n', uniqueNamespace('watch'), '--json']);
     try {
-      await waitFor(() => child.stderr.includes('\n'), () => `a line on stderr: ${child.stderr}`, 10_000);
-      assert.equal(child.stderr, `woolrx watch: etcd unreachable at ${endpoint}, retrying; start etcd or pass --endpoints URL\n`);
+      await waitFor(
+        () => child.stderr.includes('\n'),
+        () => `a line on stderr: ${child.stderr}`,
+        10_000,
+      );
+      assert.equal(
+        child.stderr,
+        `woolrx watch: etcd unreachable at ${endpoint}, retrying; start etcd or pass --endpoints URL\n`,
+      );
       assert.equal(child.process.exitCode, null, 'still watching');
       assert.deepEqual(await child.stop('SIGINT'), { code: 0, signal: null });
     } finally {

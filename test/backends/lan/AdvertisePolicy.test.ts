@@ -26,7 +26,10 @@ function worker(address: string) {
   return workerInfo({ uid: randomUUID(), address, pid: 1, version: '1' });
 }
 
-function policy(advertiseHost?: AdvertiseHost): { policy: AdvertisePolicy; warnings: { message: string; uid: string }[] } {
+function policy(advertiseHost?: AdvertiseHost): {
+  policy: AdvertisePolicy;
+  warnings: { message: string; uid: string }[];
+} {
   const warnings: { message: string; uid: string }[] = [];
   return { policy: new AdvertisePolicy(advertiseHost, (message, uid) => warnings.push({ message, uid })), warnings };
 }
@@ -65,7 +68,10 @@ describe('AdvertisePolicy', () => {
       return 'localhost';
     });
     assert.equal(calls, 0, 'not called before the first worker');
-    const [first, second] = await Promise.all([p.addressOf(worker('0.0.0.0:7006')), p.addressOf(worker('10.0.0.1:7007'))]);
+    const [first, second] = await Promise.all([
+      p.addressOf(worker('0.0.0.0:7006')),
+      p.addressOf(worker('10.0.0.1:7007')),
+    ]);
     assert.equal(calls, 1);
     assert.ok(first.ipv4.includes('127.0.0.1'), JSON.stringify(first));
     assert.deepEqual(second.ipv4, first.ipv4);
@@ -73,20 +79,33 @@ describe('AdvertisePolicy', () => {
   });
 
   it('rejects an advertiseHost function returning a wildcard or a non-string with a TypeError naming it', async () => {
-    await assert.rejects(policy(() => '0.0.0.0').policy.addressOf(worker('10.0.0.1:7008')), /^TypeError: advertiseHost returned "0\.0\.0\.0"/);
-    await assert.rejects(policy(() => 42 as never).policy.addressOf(worker('10.0.0.1:7008')), /^TypeError: advertiseHost returned 42/);
+    await assert.rejects(
+      policy(() => '0.0.0.0').policy.addressOf(worker('10.0.0.1:7008')),
+      /^TypeError: advertiseHost returned "0\.0\.0\.0"/,
+    );
+    await assert.rejects(
+      policy(() => 42 as never).policy.addressOf(worker('10.0.0.1:7008')),
+      /^TypeError: advertiseHost returned 42/,
+    );
   });
 
   it('rejects a unix address with a TypeError', async () => {
     const w = worker('unix:/tmp/worker.sock');
-    await assert.rejects(policy().policy.addressOf(w), (error: unknown) => error instanceof TypeError && error.message.includes(w.uid) && /unix socket/.test(error.message));
+    await assert.rejects(
+      policy().policy.addressOf(w),
+      (error: unknown) =>
+        error instanceof TypeError && error.message.includes(w.uid) && /unix socket/.test(error.message),
+    );
   });
 
   it("replaces a wildcard host by this host's default-route address, or rejects with AdvertiseHostError without one", async () => {
     const route = await defaultRouteAddress(4);
     const pending = policy().policy.addressOf(worker('0.0.0.0:7009'));
     if (route === undefined) {
-      await assert.rejects(pending, (error: unknown) => error instanceof AdvertiseHostError && error.host === '0.0.0.0');
+      await assert.rejects(
+        pending,
+        (error: unknown) => error instanceof AdvertiseHostError && error.host === '0.0.0.0',
+      );
     } else {
       assert.deepEqual(await pending, { port: 7009, ipv4: [route], ipv6: [] });
     }
@@ -128,8 +147,16 @@ describe('AdvertisePolicy', () => {
     child.stdin?.write('moved\n');
     const answer = await line(1);
     assert.deepEqual(answer['updated'], { port: 7100, ipv4: ['10.214.0.2'], ipv6: [] }, 'an update keeps the address');
-    assert.deepEqual(answer['added'], { port: 7101, ipv4: ['10.214.0.2'], ipv6: [] }, 'the same publisher keeps its address');
-    assert.deepEqual(answer['fresh'], { port: 7101, ipv4: ['10.214.1.2'], ipv6: [] }, 'a new publisher finds the new route');
+    assert.deepEqual(
+      answer['added'],
+      { port: 7101, ipv4: ['10.214.0.2'], ipv6: [] },
+      'the same publisher keeps its address',
+    );
+    assert.deepEqual(
+      answer['fresh'],
+      { port: 7101, ipv4: ['10.214.1.2'], ipv6: [] },
+      'a new publisher finds the new route',
+    );
     child.stdin?.end();
   });
 });

@@ -14,9 +14,27 @@ const A = `aaaa.${TYPE}`;
 const B = `bbbb.${TYPE}`;
 
 const ptr = (instance: string, ttl = 4500): Answer => ({ name: TYPE, type: 'PTR', ttl, data: instance });
-const srv = (instance: string, target: string, ttl = 120): Answer => ({ name: instance, type: 'SRV', ttl, flush: true, data: { port: 7000, target, priority: 0, weight: 0 } });
-const txt = (instance: string, ttl = 4500): Answer => ({ name: instance, type: 'TXT', ttl, flush: true, data: [Buffer.from('pid=1')] });
-const a = (host: string, ip: string, flush = true, ttl = 120): Answer => ({ name: host, type: 'A', ttl, flush, data: ip });
+const srv = (instance: string, target: string, ttl = 120): Answer => ({
+  name: instance,
+  type: 'SRV',
+  ttl,
+  flush: true,
+  data: { port: 7000, target, priority: 0, weight: 0 },
+});
+const txt = (instance: string, ttl = 4500): Answer => ({
+  name: instance,
+  type: 'TXT',
+  ttl,
+  flush: true,
+  data: [Buffer.from('pid=1')],
+});
+const a = (host: string, ip: string, flush = true, ttl = 120): Answer => ({
+  name: host,
+  type: 'A',
+  ttl,
+  flush,
+  data: ip,
+});
 const aaaa = (host: string, ip: string): Answer => ({ name: host, type: 'AAAA', ttl: 120, flush: true, data: ip });
 
 const none = (): boolean => false;
@@ -31,10 +49,23 @@ describe('ServiceCache', () => {
 
   it('builds instances from PTR, SRV and TXT records, whatever their order and case, and ignores other services', () => {
     const cache = new ServiceCache(TYPE);
-    const changes = cache.apply([txt(A.toUpperCase()), srv(A, 'aaaa.local'), ptr(A), ptr('x._other._tcp.local'), srv('y._other._tcp.local', 'y.local')], 1, none);
+    const changes = cache.apply(
+      [
+        txt(A.toUpperCase()),
+        srv(A, 'aaaa.local'),
+        ptr(A),
+        ptr('x._other._tcp.local'),
+        srv('y._other._tcp.local', 'y.local'),
+      ],
+      1,
+      none,
+    );
     assert.deepEqual(sorted(changes.touched), [A]);
     assert.deepEqual(sorted(changes.goodbyes), []);
-    assert.deepEqual([...cache.instances()].map(([key]) => key), [A]);
+    assert.deepEqual(
+      [...cache.instances()].map(([key]) => key),
+      [A],
+    );
     const instance = cache.get(A);
     assert.equal(instance?.ptr, true);
     assert.deepEqual(instance?.srv, { port: 7000, target: 'aaaa.local' });
@@ -95,7 +126,10 @@ describe('ServiceCache', () => {
     assert.equal(cache.mayAsk('aaaa.local', 5000), true);
     assert.deepEqual(cache.prune(5000, 5000), [], 'exactly maxAge old is kept');
     assert.deepEqual(cache.prune(5001, 5000), [A]);
-    assert.deepEqual([...cache.instances()].map(([key]) => key), [B]);
+    assert.deepEqual(
+      [...cache.instances()].map(([key]) => key),
+      [B],
+    );
     assert.equal(cache.addressOf('aaaa.local'), undefined, "A's host is forgotten");
     assert.equal(cache.addressOf('bbbb.local'), '10.0.0.2');
     assert.equal(cache.mayAsk('aaaa.local', 5001), true, "A's host back-off is forgotten");

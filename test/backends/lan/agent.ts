@@ -96,12 +96,20 @@ export class Agent {
         } else if (this.child.exitCode !== null || this.child.signalCode !== null) {
           clearTimeout(timer);
           this.#waiters.delete(check);
-          reject(new Error(`agent exited while waiting for ${typeof what === 'string' ? what : what()}; reports: ${this.describe()}`));
+          reject(
+            new Error(
+              `agent exited while waiting for ${typeof what === 'string' ? what : what()}; reports: ${this.describe()}`,
+            ),
+          );
         }
       };
       const timer = setTimeout(() => {
         this.#waiters.delete(check);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}; reports: ${this.describe()}`));
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}; reports: ${this.describe()}`,
+          ),
+        );
       }, timeoutMs);
       this.#waiters.add(check);
       check();
@@ -112,7 +120,11 @@ export class Agent {
     const lines = this.reports
       .filter((r) => r.ev !== 'ready')
       .slice(-30)
-      .map((r) => (r.worker ? `${r.ev} ${r.id} ${r.type} ${r.worker.uid} v${r.worker.version} ${r.worker.address}` : JSON.stringify(r)));
+      .map((r) =>
+        r.worker
+          ? `${r.ev} ${r.id} ${r.type} ${r.worker.uid} v${r.worker.version} ${r.worker.address}`
+          : JSON.stringify(r),
+      );
     return `\n  ${lines.join('\n  ')}\n  stderr: ${this.stderr.slice(-10).join('\n  ')}`;
   }
 
@@ -121,13 +133,18 @@ export class Agent {
     this.#seq++;
     const seq = this.#seq;
     this.send({ ...command, seq });
-    return this.waitFor((r) => r.ev === 'done' && r.seq === seq, `done of ${JSON.stringify(command).slice(0, 120)}`, timeoutMs);
+    return this.waitFor(
+      (r) => r.ev === 'done' && r.seq === seq,
+      `done of ${JSON.stringify(command).slice(0, 120)}`,
+      timeoutMs,
+    );
   }
 
   /** Calls and fails on an error report. */
   async ok(command: object, timeoutMs?: number): Promise<Report> {
     const done = await this.call(command, timeoutMs);
-    if (done.error !== undefined) throw new Error(`${JSON.stringify(command).slice(0, 200)} failed: ${JSON.stringify(done.error)}`);
+    if (done.error !== undefined)
+      throw new Error(`${JSON.stringify(command).slice(0, 200)} failed: ${JSON.stringify(done.error)}`);
     return done;
   }
 
@@ -138,7 +155,9 @@ export class Agent {
 
   /** `added <uid>@<version>`-style summaries of subscription `id`. */
   summaries(id: string, names: ReadonlyMap<string, string> = new Map()): string[] {
-    return this.events(id).map((r) => `${r.type!.slice('worker-'.length)} ${names.get(r.worker!.uid) ?? r.worker!.uid}@${r.worker!.version}`);
+    return this.events(id).map(
+      (r) => `${r.type!.slice('worker-'.length)} ${names.get(r.worker!.uid) ?? r.worker!.uid}@${r.worker!.version}`,
+    );
   }
 
   /** Asks the agent to stop reading commands; it should then exit by itself. */
@@ -158,7 +177,10 @@ export class Agent {
  * enclosing suite's tests, killed and removed after them. Call inside
  * `describe`; read the agents in tests (not before `before` ran).
  */
-export function agentsOnTwoHosts(purpose: string, subnet: number): { readonly publisher: Agent; readonly subscriber: Agent } {
+export function agentsOnTwoHosts(
+  purpose: string,
+  subnet: number,
+): { readonly publisher: Agent; readonly subscriber: Agent } {
   let hosts: { a: Netns; b: Netns } | undefined;
   let agents: { publisher: Agent; subscriber: Agent } | undefined;
   before(async () => {
@@ -172,7 +194,7 @@ export function agentsOnTwoHosts(purpose: string, subnet: number): { readonly pu
     hosts?.b.dispose();
   });
   const started = (): { publisher: Agent; subscriber: Agent } => {
-    if (agents === undefined) throw new Error('agentsOnTwoHosts: the agents start in the suite\'s before hook');
+    if (agents === undefined) throw new Error("agentsOnTwoHosts: the agents start in the suite's before hook");
     return agents;
   };
   return {

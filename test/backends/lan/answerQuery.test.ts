@@ -14,7 +14,14 @@ const SERVICE = '_wool-ad3e53._tcp.local';
 
 function announced(ipv6: string[] = []): AnsweredWorker {
   const uid = randomUUID();
-  const records = workerRecords({ serviceType: SERVICE, uid, port: 7000, ipv4: ['10.0.0.7'], ipv6, txt: [Buffer.from('pid=1'), Buffer.from('version=1')] });
+  const records = workerRecords({
+    serviceType: SERVICE,
+    uid,
+    port: 7000,
+    ipv4: ['10.0.0.7'],
+    ipv6,
+    txt: [Buffer.from('pid=1'), Buffer.from('version=1')],
+  });
   return { instance: `${uid}.${SERVICE}`, host: `${uid}.local`, records };
 }
 
@@ -23,12 +30,20 @@ function zone(workers: AnsweredWorker[], probing: AnsweredWorker[] = []): Respon
     serviceType: SERVICE,
     announced: () => workers,
     // A worker still probing is known by name but not answered for (the responder's lookup hides it).
-    lookup: (name) => (probing.some((w) => w.instance === name || w.host === name) ? undefined : workers.find((w) => w.instance === name || w.host === name)),
+    lookup: (name) =>
+      probing.some((w) => w.instance === name || w.host === name)
+        ? undefined
+        : workers.find((w) => w.instance === name || w.host === name),
   };
 }
 
 function query(...questions: [string, string][]): QueryPacket {
-  return { type: 'query', id: 0, flags: 0, questions: questions.map(([name, type]) => ({ name, type })) } as unknown as QueryPacket;
+  return {
+    type: 'query',
+    id: 0,
+    flags: 0,
+    questions: questions.map(([name, type]) => ({ name, type })),
+  } as unknown as QueryPacket;
 }
 
 const types = (records: Answer[]): string[] => records.map((record) => record.type);
@@ -73,7 +88,11 @@ describe('answerQuery', () => {
   it('says nothing about names it does not hold, or holds but has not announced yet', () => {
     assert.deepEqual(answerQuery(query([`${randomUUID()}.${SERVICE}`, 'ANY'], ['other.local', 'A']), zone([a])), []);
     assert.deepEqual(answerQuery(query([b.instance, 'ANY'], [b.host, 'A']), zone([a, b], [b])), []);
-    assert.deepEqual(answerQuery({ type: 'query', id: 0, flags: 0 } as unknown as QueryPacket, zone([a])), [], 'no questions');
+    assert.deepEqual(
+      answerQuery({ type: 'query', id: 0, flags: 0 } as unknown as QueryPacket, zone([a])),
+      [],
+      'no questions',
+    );
   });
 
   it('sends each record once when questions overlap', () => {
@@ -84,16 +103,58 @@ describe('answerQuery', () => {
   });
 
   it('leaves out what the query lists as known with at least half its TTL left (RFC 6762 §7.1)', () => {
-    const withKnown = (known: Answer[], ...questions: [string, string][]): QueryPacket => ({ ...query(...questions), answers: known });
-    const ptrOf = (worker: AnsweredWorker, ttl: number): Answer => ({ name: SERVICE.toUpperCase(), type: 'PTR', ttl, data: worker.instance });
-    assert.deepEqual(answerQuery(withKnown([ptrOf(a, 4500)], [SERVICE, 'PTR']), zone([a, b])), [b.records], 'a known PTR: that worker is left out whole');
-    assert.deepEqual(answerQuery(withKnown([ptrOf(a, 2250)], [SERVICE, 'PTR']), zone([a, b])), [b.records], 'exactly half the TTL left is still known');
-    assert.deepEqual(answerQuery(withKnown([ptrOf(a, 2249)], [SERVICE, 'PTR']), zone([a, b])), [a.records, b.records], 'under half: answered again');
-    assert.deepEqual(answerQuery(withKnown([{ name: SERVICE, type: 'PTR', ttl: 4500, data: `${randomUUID()}.${SERVICE}` }], [SERVICE, 'PTR']), zone([a, b])), [a.records, b.records], 'another instance');
+    const withKnown = (known: Answer[], ...questions: [string, string][]): QueryPacket => ({
+      ...query(...questions),
+      answers: known,
+    });
+    const ptrOf = (worker: AnsweredWorker, ttl: number): Answer => ({
+      name: SERVICE.toUpperCase(),
+      type: 'PTR',
+      ttl,
+      data: worker.instance,
+    });
+    assert.deepEqual(
+      answerQuery(withKnown([ptrOf(a, 4500)], [SERVICE, 'PTR']), zone([a, b])),
+      [b.records],
+      'a known PTR: that worker is left out whole',
+    );
+    assert.deepEqual(
+      answerQuery(withKnown([ptrOf(a, 2250)], [SERVICE, 'PTR']), zone([a, b])),
+      [b.records],
+      'exactly half the TTL left is still known',
+    );
+    assert.deepEqual(
+      answerQuery(withKnown([ptrOf(a, 2249)], [SERVICE, 'PTR']), zone([a, b])),
+      [a.records, b.records],
+      'under half: answered again',
+    );
+    assert.deepEqual(
+      answerQuery(
+        withKnown([{ name: SERVICE, type: 'PTR', ttl: 4500, data: `${randomUUID()}.${SERVICE}` }], [SERVICE, 'PTR']),
+        zone([a, b]),
+      ),
+      [a.records, b.records],
+      'another instance',
+    );
     const srv = a.records.find((record) => record.type === 'SRV')!;
-    assert.deepEqual(types(answerQuery(withKnown([srv], [a.instance, 'ANY']), zone([a])).flat()), ['TXT', 'A', 'AAAA'], 'a known SRV is not repeated');
+    assert.deepEqual(
+      types(answerQuery(withKnown([srv], [a.instance, 'ANY']), zone([a])).flat()),
+      ['TXT', 'A', 'AAAA'],
+      'a known SRV is not repeated',
+    );
     const address = a.records.find((record) => record.type === 'A')!;
-    assert.deepEqual(types(answerQuery(withKnown([address], [a.host, 'ANY']), zone([a])).flat()), ['AAAA'], 'a known address is not repeated');
-    assert.deepEqual(answerQuery(withKnown([{ name: a.host, type: 'A', ttl: 120, data: '10.9.9.9' }], [a.host, 'A']), zone([a])).flat(), [address], 'another address is no known answer');
+    assert.deepEqual(
+      types(answerQuery(withKnown([address], [a.host, 'ANY']), zone([a])).flat()),
+      ['AAAA'],
+      'a known address is not repeated',
+    );
+    assert.deepEqual(
+      answerQuery(
+        withKnown([{ name: a.host, type: 'A', ttl: 120, data: '10.9.9.9' }], [a.host, 'A']),
+        zone([a]),
+      ).flat(),
+      [address],
+      'another address is no known answer',
+    );
   });
 });

@@ -13,7 +13,11 @@ describe('lanDiscovery: discovery contract (inside a network namespace)', () => 
   it('passes every contract test', { timeout: 480_000 }, async (t) => {
     const netns = Netns.create('contract');
     try {
-      const child = netns.spawnNode('test/backends/lan/children/contract.ts', [], ['--test', '--test-reporter=spec', '--test-timeout=420000']);
+      const child = netns.spawnNode(
+        'test/backends/lan/children/contract.ts',
+        [],
+        ['--test', '--test-reporter=spec', '--test-timeout=420000'],
+      );
       child.stdin?.end();
       let output = '';
       child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

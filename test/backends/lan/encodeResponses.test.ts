@@ -30,7 +30,11 @@ function comparable(record: Answer): string {
     if (Buffer.isBuffer(value)) return value.toString('latin1');
     if (Array.isArray(value)) return value.map(sorted);
     if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]));
+      return Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+      );
     }
     return value;
   };
@@ -56,18 +60,30 @@ describe('encodeResponses', () => {
   });
 
   it('decodes to the same records (PTR, SRV, TXT, A, AAAA, cache-flush, goodbyes), in order', () => {
-    const bundles = [bundle(), bundle(10, []), workerRecords({ serviceType: SERVICE, uid: randomUUID(), port: 1, ipv4: [], ipv6: ['::1'], txt: [] }, true)];
+    const bundles = [
+      bundle(),
+      bundle(10, []),
+      workerRecords({ serviceType: SERVICE, uid: randomUUID(), port: 1, ipv4: [], ipv6: ['::1'], txt: [] }, true),
+    ];
     const responses = encodeResponses(bundles);
     assert.equal(responses.length, 1);
     assert.equal(responses[0]?.bundles, 3);
-    assert.deepEqual(decodeAll(responses.map((r) => r.message)).flat().map(comparable), bundles.flat().map(comparable));
+    assert.deepEqual(
+      decodeAll(responses.map((r) => r.message))
+        .flat()
+        .map(comparable),
+      bundles.flat().map(comparable),
+    );
   });
 
   it('compresses names: a worker takes far fewer bytes than uncompressed', () => {
     const bundles = Array.from({ length: 5 }, () => bundle());
     const [response] = encodeResponses(bundles);
     const uncompressed = dnsPacket.encodingLength({ type: 'response', answers: bundles.flat() });
-    assert.ok(response !== undefined && response.message.length < uncompressed * 0.6, `${response?.message.length} vs ${uncompressed} bytes`);
+    assert.ok(
+      response !== undefined && response.message.length < uncompressed * 0.6,
+      `${response?.message.length} vs ${uncompressed} bytes`,
+    );
   });
 
   it('splits 1 000 workers into responses within the budget, every record once, in order, never splitting a worker', () => {
@@ -80,7 +96,11 @@ describe('encodeResponses', () => {
     assert.deepEqual(decoded.flat().map(comparable), bundles.flat().map(comparable));
     let next = 0;
     responses.forEach(({ bundles: held }, index) => {
-      assert.equal(decoded[index]?.length, bundles.slice(next, next + held).flat().length, `response ${index} holds whole workers`);
+      assert.equal(
+        decoded[index]?.length,
+        bundles.slice(next, next + held).flat().length,
+        `response ${index} holds whole workers`,
+      );
       next += held;
     });
     assert.equal(next, bundles.length);
@@ -108,9 +128,12 @@ describe('encodeResponses', () => {
     const upper: Answer = { name: SERVICE.toUpperCase(), type: 'PTR', ttl: 10, data: `X.${SERVICE}` };
     const lower: Answer = { name: SERVICE, type: 'PTR', ttl: 10, data: `y.${SERVICE}` };
     const [answers] = decodeAll(encodeResponses([[upper], [lower]]).map((r) => r.message));
-    assert.deepEqual(answers?.map((record) => [record.name, (record as { data: unknown }).data]), [
-      [SERVICE.toUpperCase(), `X.${SERVICE}`],
-      [SERVICE, `y.${SERVICE}`],
-    ]);
+    assert.deepEqual(
+      answers?.map((record) => [record.name, (record as { data: unknown }).data]),
+      [
+        [SERVICE.toUpperCase(), `X.${SERVICE}`],
+        [SERVICE, `y.${SERVICE}`],
+      ],
+    );
   });
 });

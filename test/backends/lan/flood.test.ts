@@ -38,12 +38,28 @@ describe('lanDiscovery subscriber under a flood of undecodable packets', () => {
 
   it('queries again after undecodable packets and sees the update it missed', async () => {
     const uid = randomUUID();
-    const worker = (version: string): object => ({ uid, address: '127.0.0.1:7400', pid: 1, version, tags: [], extra: {}, secure: false });
+    const worker = (version: string): object => ({
+      uid,
+      address: '127.0.0.1:7400',
+      pid: 1,
+      version,
+      tags: [],
+      extra: {},
+      secure: false,
+    });
     publisher.send({ op: 'publisher', id: 'p', namespace: NAMESPACE, options: { probe: false } });
     await publisher.waitFor((r) => r.ev === 'publisher', 'publisher');
     await publisher.ok({ op: 'publish', id: 'p', type: 'worker-added', worker: worker('1') });
-    subscriber.send({ op: 'subscribe', id: 's', namespace: NAMESPACE, options: { requeryInterval: 60_000, expireAfter: 120_000 } });
-    await subscriber.waitFor((r) => r.ev === 'event' && r.id === 's' && r.worker?.version === '1', 'the worker at version 1');
+    subscriber.send({
+      op: 'subscribe',
+      id: 's',
+      namespace: NAMESPACE,
+      options: { requeryInterval: 60_000, expireAfter: 120_000 },
+    });
+    await subscriber.waitFor(
+      (r) => r.ev === 'event' && r.id === 's' && r.worker?.version === '1',
+      'the worker at version 1',
+    );
     // Past the subscriber's second query (1 s): from here on only the periodic re-query (a minute) would ask.
     await sleep(1500);
 
@@ -56,19 +72,29 @@ describe('lanDiscovery subscriber under a flood of undecodable packets', () => {
       // The announcement of the update and its 1 s repeat reach a full receive buffer.
       await publisher.ok({ op: 'publish', id: 'p', type: 'worker-updated', worker: worker('2') });
       raw.send({ op: 'flood', count: 1000, ms: 1500 });
-      await raw.waitUntil(() => (raw.reports.filter((r) => r.ev === 'flooded').length === 2 ? true : undefined), 'second half of the flood');
+      await raw.waitUntil(
+        () => (raw.reports.filter((r) => r.ev === 'flooded').length === 2 ? true : undefined),
+        'second half of the flood',
+      );
     } finally {
       process.kill(pid, 'SIGCONT');
     }
 
-    const updated = await subscriber.waitFor((r) => r.ev === 'event' && r.id === 's' && r.worker?.version === '2', 'the worker at version 2', 5000);
+    const updated = await subscriber.waitFor(
+      (r) => r.ev === 'event' && r.id === 's' && r.worker?.version === '2',
+      'the worker at version 2',
+      5000,
+    );
     assert.equal(updated.type, 'worker-updated');
     assert.equal(subscriber.reports.filter((r) => r.ev === 'error').length, 0);
     const warnings = subscriber.reports.filter((r) => r.ev === 'diag' && r.kind === 'warning');
     assert.ok(warnings.length >= 1, 'the undecodable packets are reported');
     // Refused from the header alone, never handed to the decoder (which
     // allocated ~2 MB and spent ~1.2 ms on each of these packets).
-    assert.match(String(warnings[0]?.message), /skipped an undecodable packet from [\d.]+: its header announces 65535 question\(s\) and 196605 record\(s\)/);
+    assert.match(
+      String(warnings[0]?.message),
+      /skipped an undecodable packet from [\d.]+: its header announces 65535 question\(s\) and 196605 record\(s\)/,
+    );
     assert.ok(warnings.length <= 100, `warnings stay bounded (${warnings.length})`);
   });
 
@@ -78,7 +104,10 @@ describe('lanDiscovery subscriber under a flood of undecodable packets', () => {
     await sleep(300);
     const before = raw.reports.filter((r) => r.ev === 'query').length;
     raw.send({ op: 'flood', count: 50, ms: 100 });
-    await raw.waitUntil(() => (raw.reports.filter((r) => r.ev === 'flooded').length === 3 ? true : undefined), 'a third flood');
+    await raw.waitUntil(
+      () => (raw.reports.filter((r) => r.ev === 'flooded').length === 3 ? true : undefined),
+      'a third flood',
+    );
     await sleep(1500);
     assert.equal(raw.reports.filter((r) => r.ev === 'query').length, before);
   });

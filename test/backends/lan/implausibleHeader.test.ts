@@ -5,7 +5,11 @@ import { implausibleHeader } from '../../../src/backends/lan/implausibleHeader.j
 
 describe('implausibleHeader', () => {
   it('passes real DNS messages, whatever their sections', () => {
-    const query = packet.encode({ type: 'query', id: 0, questions: [{ name: '_wool-abcdef._tcp.local', type: 'PTR' }] });
+    const query = packet.encode({
+      type: 'query',
+      id: 0,
+      questions: [{ name: '_wool-abcdef._tcp.local', type: 'PTR' }],
+    });
     const response = packet.encode({
       type: 'response',
       id: 0,
@@ -28,14 +32,20 @@ describe('implausibleHeader', () => {
     );
     const oneTooMany = Buffer.alloc(12 + 5);
     oneTooMany.writeUInt16BE(2, 4); // two questions, room for one
-    assert.match(implausibleHeader(oneTooMany) ?? '', /2 question\(s\) and 0 record\(s\), which need at least 22 bytes, in a 17-byte datagram/);
+    assert.match(
+      implausibleHeader(oneTooMany) ?? '',
+      /2 question\(s\) and 0 record\(s\), which need at least 22 bytes, in a 17-byte datagram/,
+    );
     const fits = Buffer.alloc(12 + 11);
     fits.writeUInt16BE(1, 6); // one answer: the smallest one fits
     assert.equal(implausibleHeader(fits), undefined);
   });
 
   it('refuses a datagram shorter than a header', () => {
-    assert.equal(implausibleHeader(Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0x01])), 'a 6-byte datagram is shorter than a DNS header');
+    assert.equal(
+      implausibleHeader(Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0x01])),
+      'a 6-byte datagram is shorter than a DNS header',
+    );
     assert.equal(implausibleHeader(new Uint8Array(0)), 'a 0-byte datagram is shorter than a DNS header');
   });
 });

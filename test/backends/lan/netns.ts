@@ -19,7 +19,8 @@ let links = 0;
 
 function ip(...args: string[]): void {
   const result = spawnSync('ip', args, { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`ip ${args.join(' ')} failed: ${result.stderr || result.error?.message || ''}`);
+  if (result.status !== 0)
+    throw new Error(`ip ${args.join(' ')} failed: ${result.stderr || result.error?.message || ''}`);
 }
 
 function removeNamespace(name: string): void {
@@ -60,7 +61,9 @@ let checked = false;
 function assertCanCreateNamespaces(): void {
   if (checked) return;
   if (process.getuid?.() !== 0 || spawnSync('ip', ['-V']).status !== 0) {
-    throw new Error('LAN tests create network namespaces for their mDNS traffic: run them as root with iproute2 installed (CI does)');
+    throw new Error(
+      'LAN tests create network namespaces for their mDNS traffic: run them as root with iproute2 installed (CI does)',
+    );
   }
   checked = true;
 }
@@ -164,11 +167,15 @@ export class Netns {
   spawnNode(script: string, args: readonly string[] = [], nodeArgs: readonly string[] = []): ChildProcess {
     // A child run with --test is a test run of its own, not part of ours.
     const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
-    const child = spawn('ip', ['netns', 'exec', this.name, process.execPath, '--import', 'tsx', ...nodeArgs, script, ...args], {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...env, NODE_OPTIONS: '', WOOLRX_LAN_NETNS: this.name },
-    });
+    const child = spawn(
+      'ip',
+      ['netns', 'exec', this.name, process.execPath, '--import', 'tsx', ...nodeArgs, script, ...args],
+      {
+        cwd: ROOT,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...env, NODE_OPTIONS: '', WOOLRX_LAN_NETNS: this.name },
+      },
+    );
     children.add(child);
     child.once('exit', () => children.delete(child));
     return child;
@@ -176,7 +183,11 @@ export class Netns {
 
   /** Spawns any command inside the namespace (stdio piped; `env` added to this process's); killed at dispose/exit. */
   spawn(command: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): ChildProcess {
-    const child = spawn('ip', ['netns', 'exec', this.name, command, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn('ip', ['netns', 'exec', this.name, command, ...args], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     children.add(child);
     child.once('exit', () => children.delete(child));
     return child;

@@ -43,19 +43,30 @@ describe('lanDiscovery without a usable multicast interface', { timeout: 60_000 
       op: 'publish',
       id: 'p',
       type: 'worker-added',
-      worker: { uid: '6f1d2b1c-4c0b-4e7e-9a56-0c2b9d1d7e11', address: '10.0.0.1:5000', pid: 1, version: 'v', tags: [], extra: {}, secure: false },
+      worker: {
+        uid: '6f1d2b1c-4c0b-4e7e-9a56-0c2b9d1d7e11',
+        address: '10.0.0.1:5000',
+        pid: 1,
+        version: 'v',
+        tags: [],
+        extra: {},
+        secure: false,
+      },
     });
     assert.match(JSON.stringify(done.error), /ENETUNREACH/, 'publish rejects');
     await agent.waitFor(
       (r) => r.ev === 'diag' && r.id === 'p' && /no usable multicast interface/.test(r.message ?? ''),
-      'the publisher\'s no-multicast warning',
+      "the publisher's no-multicast warning",
     );
   });
 
-  it('with multicast on loopback (the other LAN tests\' setup) nothing is reported', async () => {
+  it("with multicast on loopback (the other LAN tests' setup) nothing is reported", async () => {
     const agent = await subscriberIn('mcok', () => undefined);
     await new Promise((resolve) => setTimeout(resolve, 4500));
-    assert.deepEqual(agent.reports.filter((r) => /multicast/.test(r.message ?? '')), []);
+    assert.deepEqual(
+      agent.reports.filter((r) => /multicast/.test(r.message ?? '')),
+      [],
+    );
     assert.equal(agent.reports.filter((r) => r.ev === 'error').length, 0);
   });
 });

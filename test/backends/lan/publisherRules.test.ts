@@ -41,7 +41,8 @@ describe('lanDiscovery publisher rules and lifecycle', () => {
     netns?.dispose();
   });
 
-  const seen = (uid: string) => (r: { ev: string; worker?: { uid: string } }) => r.ev === 'event' && r.worker?.uid === uid;
+  const seen = (uid: string) => (r: { ev: string; worker?: { uid: string } }) =>
+    r.ev === 'event' && r.worker?.uid === uid;
 
   it('a loopback host without advertiseHost is advertised as is, with a warning on diagnostics', async () => {
     const w = worker('127.0.0.1:7301');
@@ -65,10 +66,19 @@ describe('lanDiscovery publisher rules and lifecycle', () => {
   it('an advertiseHost function is called once per publisher, lazily, and its address is advertised', async () => {
     const agent = await Agent.start(netns);
     agents.push(agent);
-    agent.send({ op: 'publisher', id: 'f', namespace: NAMESPACE, options: { probe: false, advertiseHostFn: '127.0.0.9' } });
+    agent.send({
+      op: 'publisher',
+      id: 'f',
+      namespace: NAMESPACE,
+      options: { probe: false, advertiseHostFn: '127.0.0.9' },
+    });
     await agent.waitFor((r) => r.ev === 'publisher', 'publisher');
     await sleep(50);
-    assert.equal(agent.reports.filter((r) => r.ev === 'advertise-called').length, 0, 'not called before the first publish');
+    assert.equal(
+      agent.reports.filter((r) => r.ev === 'advertise-called').length,
+      0,
+      'not called before the first publish',
+    );
     const workers = [worker('0.0.0.0:7303'), worker('10.1.2.3:7304'), worker('127.0.0.1:7305')];
     await agent.ok({ op: 'publishMany', id: 'f', type: 'worker-added', workers });
     for (const [i, w] of workers.entries()) {
@@ -76,7 +86,10 @@ describe('lanDiscovery publisher rules and lifecycle', () => {
       assert.equal(added.worker?.address, `127.0.0.9:${7303 + i}`);
     }
     assert.equal(agent.reports.filter((r) => r.ev === 'advertise-called').length, 1);
-    assert.ok(!agent.reports.some((r) => r.ev === 'diag' && /loopback/.test(r.message ?? '')), 'no loopback warning with advertiseHost');
+    assert.ok(
+      !agent.reports.some((r) => r.ev === 'diag' && /loopback/.test(r.message ?? '')),
+      'no loopback warning with advertiseHost',
+    );
     await agent.ok({ op: 'close', id: 'f' });
     agent.end();
     assert.equal((await agent.exited).code, 0);
@@ -108,7 +121,12 @@ describe('lanDiscovery publisher rules and lifecycle', () => {
     const owned = worker('127.0.0.1:7312');
     await agent.ok({ op: 'publish', id: 'o', type: 'worker-added', worker: owned });
     await subscriber.waitFor(seen(owned.uid), 'owned worker');
-    const foreign = await publisher.call({ op: 'publish', id: 'p', type: 'worker-updated', worker: { ...owned, version: '2' } });
+    const foreign = await publisher.call({
+      op: 'publish',
+      id: 'p',
+      type: 'worker-updated',
+      worker: { ...owned, version: '2' },
+    });
     assert.equal(foreign.error?.name, 'WorkerNotFoundError');
     await publisher.ok({ op: 'publish', id: 'p', type: 'worker-dropped', worker: owned }); // not its own: a no-op
     const sentinel = worker('127.0.0.1:7313');
@@ -118,7 +136,7 @@ describe('lanDiscovery publisher rules and lifecycle', () => {
     assert.deepEqual(
       subscriber.reports.filter(seen(owned.uid)).map((r) => `${r.type} ${r.worker?.version}`),
       ['worker-added 1'],
-      'the other publisher\'s worker is unchanged',
+      "the other publisher's worker is unchanged",
     );
     await agent.ok({ op: 'close', id: 'o' });
     await subscriber.waitFor((r) => seen(owned.uid)(r) && r.type === 'worker-dropped', 'dropped by its own publisher');
@@ -128,7 +146,12 @@ describe('lanDiscovery publisher rules and lifecycle', () => {
   it("with unknownUpdate: 'register', worker-updated of an unknown worker registers it (wool's behaviour)", async () => {
     const agent = await Agent.start(netns);
     agents.push(agent);
-    agent.send({ op: 'publisher', id: 'r', namespace: NAMESPACE, options: { probe: false, unknownUpdate: 'register' } });
+    agent.send({
+      op: 'publisher',
+      id: 'r',
+      namespace: NAMESPACE,
+      options: { probe: false, unknownUpdate: 'register' },
+    });
     await agent.waitFor((r) => r.ev === 'publisher', 'publisher');
     const w = worker('127.0.0.1:7314');
     await agent.ok({ op: 'publish', id: 'r', type: 'worker-updated', worker: w });
@@ -153,7 +176,12 @@ describe('lanDiscovery publisher rules and lifecycle', () => {
   });
 
   it('a unix address is a TypeError', async () => {
-    const done = await publisher.call({ op: 'publish', id: 'p', type: 'worker-added', worker: worker('unix:/tmp/w.sock') });
+    const done = await publisher.call({
+      op: 'publish',
+      id: 'p',
+      type: 'worker-added',
+      worker: worker('unix:/tmp/w.sock'),
+    });
     assert.equal(done.error?.name, 'TypeError');
     assert.match(done.error?.message ?? '', /unix/);
   });

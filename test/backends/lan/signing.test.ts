@@ -12,7 +12,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { lanDiscovery } from '../../../src/backends/lan/index.js';
 import { lanServiceType } from '../../../src/backends/lan/lanServiceType.js';
-import { canonicalRecord, readSigningKeys, signatureEntry, verifyRecord, type LanKey } from '../../../src/backends/lan/lanSigning.js';
+import {
+  canonicalRecord,
+  readSigningKeys,
+  signatureEntry,
+  verifyRecord,
+  type LanKey,
+} from '../../../src/backends/lan/lanSigning.js';
 import { encodeTxt } from '../../../src/codec/encodeTxt.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
 import { Agent } from './agent.js';
@@ -41,17 +47,38 @@ interface Forged {
 }
 
 /** The records of a worker as a (possibly forged) woolrx publisher would announce them. */
-function records({ uid, version = '1.0.0', port = 7200, ip = '127.0.0.1', key: signer, signedNamespace, signedIp, time }: Forged): object[] {
+function records({
+  uid,
+  version = '1.0.0',
+  port = 7200,
+  ip = '127.0.0.1',
+  key: signer,
+  signedNamespace,
+  signedIp,
+  time,
+}: Forged): object[] {
   const worker = workerInfo({ uid, address: `${ip}:${port}`, pid: 42, version, tags: ['gpu'], extra: { zone: 'a' } });
   const txt = encodeTxt(worker);
   const entries = Object.entries(txt).map(([name, value]) => (value === null ? name : `${name}=${value}`));
   if (signer !== undefined) {
-    const fields = { namespace: signedNamespace ?? NAMESPACE, uid, address: `${signedIp ?? ip}:${port}`, txt, time: time ?? Date.now() };
+    const fields = {
+      namespace: signedNamespace ?? NAMESPACE,
+      uid,
+      address: `${signedIp ?? ip}:${port}`,
+      txt,
+      time: time ?? Date.now(),
+    };
     entries.push(signatureEntry(signer, fields).toString('utf8'));
   }
   return [
     { name: TYPE, type: 'PTR', ttl: 4500, data: `${uid}.${TYPE}` },
-    { name: `${uid}.${TYPE}`, type: 'SRV', ttl: 120, flush: true, data: { port, target: `${uid}.local`, priority: 0, weight: 0 } },
+    {
+      name: `${uid}.${TYPE}`,
+      type: 'SRV',
+      ttl: 120,
+      flush: true,
+      data: { port, target: `${uid}.local`, priority: 0, weight: 0 },
+    },
     { name: `${uid}.${TYPE}`, type: 'TXT', ttl: 4500, flush: true, data: entries },
     { name: `${uid}.local`, type: 'A', ttl: 120, flush: true, data: ip },
   ];
@@ -85,8 +112,15 @@ describe('signingKey: the key rule', () => {
         (error: unknown) => {
           assert.ok(error instanceof TypeError);
           assert.match(error.message, /signingKey/);
-          if (!Array.isArray(value) || value.length !== 2 || value[1] !== KEY) assert.match(error.message, /at least 16 bytes .* at least 22 characters/);
-          for (const secret of [KEY, 'short-secret-12345', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'abababababababab', 'tooshort']) {
+          if (!Array.isArray(value) || value.length !== 2 || value[1] !== KEY)
+            assert.match(error.message, /at least 16 bytes .* at least 22 characters/);
+          for (const secret of [
+            KEY,
+            'short-secret-12345',
+            'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+            'abababababababab',
+            'tooshort',
+          ]) {
             assert.ok(!error.message.includes(secret), `the message holds the key: ${error.message}`);
           }
           return true;
@@ -97,7 +131,13 @@ describe('signingKey: the key rule', () => {
   });
 
   it('encodes fields with length prefixes: moving a byte between fields changes the MAC input', () => {
-    const base = { namespace: 'ab', uid: 'c', address: '1.2.3.4:5', txt: { pid: '1', version: '2', tags: null, extra: null, secure: 'false' }, time: 1 };
+    const base = {
+      namespace: 'ab',
+      uid: 'c',
+      address: '1.2.3.4:5',
+      txt: { pid: '1', version: '2', tags: null, extra: null, secure: 'false' },
+      time: 1,
+    };
     const shifted = { ...base, namespace: 'a', uid: 'bc' };
     assert.notDeepEqual(canonicalRecord(base), canonicalRecord(shifted));
     const bare = { ...base, txt: { ...base.txt, tags: '' } };
@@ -109,7 +149,10 @@ describe('signingKey: the key rule', () => {
     const { time: _time, ...fields } = base;
     assert.deepEqual(verifyRecord([otherKey, key], value, fields), { ok: true, time: 1, keyId: key.id });
     assert.deepEqual(verifyRecord([otherKey], value, fields), { ok: false, reason: 'unknown key' });
-    assert.deepEqual(verifyRecord([key], value, { ...fields, namespace: 'other' }), { ok: false, reason: 'bad signature' });
+    assert.deepEqual(verifyRecord([key], value, { ...fields, namespace: 'other' }), {
+      ok: false,
+      reason: 'bad signature',
+    });
     assert.deepEqual(verifyRecord([key], undefined, fields), { ok: false, reason: 'unsigned' });
     assert.deepEqual(verifyRecord([key], true, fields), { ok: false, reason: 'malformed signature' });
   });
@@ -125,11 +168,29 @@ describe('signingKey on the wire (one network namespace)', () => {
 
   before(async () => {
     netns = Netns.create('signed');
-    [raw, publisher, keyed, plain] = await Promise.all([Agent.start(netns, RAW), Agent.start(netns), Agent.start(netns), Agent.start(netns)]);
-    keyed.send({ op: 'subscribe', id: 'k', namespace: NAMESPACE, options: { ...subscribeOptions, signingKey: [OTHER_KEY, KEY] } });
+    [raw, publisher, keyed, plain] = await Promise.all([
+      Agent.start(netns, RAW),
+      Agent.start(netns),
+      Agent.start(netns),
+      Agent.start(netns),
+    ]);
+    keyed.send({
+      op: 'subscribe',
+      id: 'k',
+      namespace: NAMESPACE,
+      options: { ...subscribeOptions, signingKey: [OTHER_KEY, KEY] },
+    });
     plain.send({ op: 'subscribe', id: 'p', namespace: NAMESPACE, options: subscribeOptions });
-    publisher.send({ op: 'publisher', id: 'pub', namespace: NAMESPACE, options: { probe: false, advertiseHost: '127.0.0.1', signingKey: KEY } });
-    await Promise.all([keyed.waitFor((r) => r.ev === 'subscribed', 'keyed'), plain.waitFor((r) => r.ev === 'subscribed', 'plain')]);
+    publisher.send({
+      op: 'publisher',
+      id: 'pub',
+      namespace: NAMESPACE,
+      options: { probe: false, advertiseHost: '127.0.0.1', signingKey: KEY },
+    });
+    await Promise.all([
+      keyed.waitFor((r) => r.ev === 'subscribed', 'keyed'),
+      plain.waitFor((r) => r.ev === 'subscribed', 'plain'),
+    ]);
     await sleep(100);
   });
 
@@ -139,30 +200,65 @@ describe('signingKey on the wire (one network namespace)', () => {
   });
 
   const listed = (agent: Agent, id: string, uid: string): Agent['reports'][number] | undefined =>
-    agent.events(id).filter((r) => r.worker?.uid === uid).at(-1);
+    agent
+      .events(id)
+      .filter((r) => r.worker?.uid === uid)
+      .at(-1);
   const unauthenticated = (uid: string): string[] =>
-    keyed.reports.filter((r) => r.ev === 'diag' && r.kind === 'unauthenticated-record' && r.uid === uid).map((r) => r.message ?? '');
+    keyed.reports
+      .filter((r) => r.ev === 'diag' && r.kind === 'unauthenticated-record' && r.uid === uid)
+      .map((r) => r.message ?? '');
 
   it('a keyed subscriber and a keyless one list the keyed publisher’s worker, every field intact', async () => {
     const uid = randomUUID();
-    const worker = { uid, address: '127.0.0.1:7300', pid: 4242, version: '2.1.0', tags: ['gpu', 'ssd'], extra: { zone: 'eu', 'é': 'ü' }, secure: true };
+    const worker = {
+      uid,
+      address: '127.0.0.1:7300',
+      pid: 4242,
+      version: '2.1.0',
+      tags: ['gpu', 'ssd'],
+      extra: { zone: 'eu', 'é': 'ü' },
+      secure: true,
+    };
     await publisher.ok({ op: 'publish', id: 'pub', type: 'worker-added', worker });
-    for (const [agent, id] of [[keyed, 'k'], [plain, 'p']] as const) {
+    for (const [agent, id] of [
+      [keyed, 'k'],
+      [plain, 'p'],
+    ] as const) {
       const seen = await agent.waitUntil(() => listed(agent, id, uid), `${id} lists the keyed worker`);
       assert.equal(seen.type, 'worker-added');
       assert.deepEqual(
         { ...seen.worker, options: undefined },
-        { uid, address: '127.0.0.1:7300', pid: 4242, version: '2.1.0', tags: ['gpu', 'ssd'], extra: { zone: 'eu', 'é': 'ü' }, secure: true, options: undefined },
+        {
+          uid,
+          address: '127.0.0.1:7300',
+          pid: 4242,
+          version: '2.1.0',
+          tags: ['gpu', 'ssd'],
+          extra: { zone: 'eu', 'é': 'ü' },
+          secure: true,
+          options: undefined,
+        },
       );
     }
     // An update: the keyed subscriber follows it.
     await publisher.ok({ op: 'publish', id: 'pub', type: 'worker-updated', worker: { ...worker, version: '2.2.0' } });
-    await keyed.waitUntil(() => (listed(keyed, 'k', uid)?.worker?.version === '2.2.0' ? true : undefined), 'the update');
+    await keyed.waitUntil(
+      () => (listed(keyed, 'k', uid)?.worker?.version === '2.2.0' ? true : undefined),
+      'the update',
+    );
     assert.deepEqual(unauthenticated(uid), []);
   });
 
   it('skips unsigned, wrongly keyed, cross-namespace, re-addressed and stale records, each reported once', async () => {
-    const uids = { unsigned: randomUUID(), otherKey: randomUUID(), otherNamespace: randomUUID(), otherAddress: randomUUID(), stale: randomUUID(), future: randomUUID() };
+    const uids = {
+      unsigned: randomUUID(),
+      otherKey: randomUUID(),
+      otherNamespace: randomUUID(),
+      otherAddress: randomUUID(),
+      stale: randomUUID(),
+      future: randomUUID(),
+    };
     const packet = [
       ...records({ uid: uids.unsigned, port: 7201 }),
       ...records({ uid: uids.otherKey, port: 7202, key: (readSigningKeys(randomBytes(16)) as [LanKey])[0] }),
@@ -175,7 +271,10 @@ describe('signingKey on the wire (one network namespace)', () => {
     raw.send({ op: 'send', answers: packet }); // again: no second report
     // The keyless subscriber lists them all: they did reach the keyed one too.
     for (const uid of Object.values(uids)) await plain.waitUntil(() => listed(plain, 'p', uid), `plain lists ${uid}`);
-    await keyed.waitUntil(() => (Object.values(uids).every((uid) => unauthenticated(uid).length > 0) ? true : undefined), 'a report of each');
+    await keyed.waitUntil(
+      () => (Object.values(uids).every((uid) => unauthenticated(uid).length > 0) ? true : undefined),
+      'a report of each',
+    );
     await sleep(300);
     for (const uid of Object.values(uids)) {
       assert.equal(listed(keyed, 'k', uid), undefined, uid);
@@ -204,14 +303,27 @@ describe('signingKey on the wire (one network namespace)', () => {
     raw.send({ op: 'send', answers: records({ uid, version: '1', key, time: t1, port: 7210 }) });
     await keyed.waitUntil(() => (unauthenticated(uid).length > 0 ? true : undefined), 'the rollback reported');
     // The keyless subscriber took the rollback; the keyed one still holds v2.
-    await plain.waitUntil(() => (listed(plain, 'p', uid)?.worker?.version === '1' && plain.events('p').filter((r) => r.worker?.uid === uid).length === 3 ? true : undefined), 'plain rolled back');
+    await plain.waitUntil(
+      () =>
+        listed(plain, 'p', uid)?.worker?.version === '1' &&
+        plain.events('p').filter((r) => r.worker?.uid === uid).length === 3
+          ? true
+          : undefined,
+      'plain rolled back',
+    );
     await sleep(300);
-    assert.deepEqual(keyed.summaries('k').filter((line) => line.includes(uid)), [`added ${uid}@1`, `updated ${uid}@2`]);
+    assert.deepEqual(
+      keyed.summaries('k').filter((line) => line.includes(uid)),
+      [`added ${uid}@1`, `updated ${uid}@2`],
+    );
     assert.match(unauthenticated(uid)[0]!, /rolled back/);
     // The same v2 record again (a re-announcement) is still accepted, with no new event.
     raw.send({ op: 'send', answers: records({ uid, version: '2', key, time: t1 + 1000, port: 7210 }) });
     await sleep(300);
-    assert.deepEqual(keyed.summaries('k').filter((line) => line.includes(uid)), [`added ${uid}@1`, `updated ${uid}@2`]);
+    assert.deepEqual(
+      keyed.summaries('k').filter((line) => line.includes(uid)),
+      [`added ${uid}@1`, `updated ${uid}@2`],
+    );
   });
 
   it('a publisher re-signs when it answers a query: a record stale on the wire (its clock was off) becomes fresh on the next answer', async () => {
@@ -219,11 +331,24 @@ describe('signingKey on the wire (one network namespace)', () => {
     try {
       late.send({ op: 'clock', offsetMs: -10 * 60_000 });
       await late.waitFor((r) => r.ev === 'clock', 'clock set');
-      late.send({ op: 'publisher', id: 'late', namespace: NAMESPACE, options: { probe: false, advertiseHost: '127.0.0.1', signingKey: KEY } });
+      late.send({
+        op: 'publisher',
+        id: 'late',
+        namespace: NAMESPACE,
+        options: { probe: false, advertiseHost: '127.0.0.1', signingKey: KEY },
+      });
       await late.waitFor((r) => r.ev === 'publisher', 'publisher');
       const uid = randomUUID();
-      await late.ok({ op: 'publish', id: 'late', type: 'worker-added', worker: { uid, address: '127.0.0.1:7220', pid: 1, version: '1' } });
-      await keyed.waitUntil(() => (unauthenticated(uid).some((message) => /stale/.test(message)) ? true : undefined), 'stale reported');
+      await late.ok({
+        op: 'publish',
+        id: 'late',
+        type: 'worker-added',
+        worker: { uid, address: '127.0.0.1:7220', pid: 1, version: '1' },
+      });
+      await keyed.waitUntil(
+        () => (unauthenticated(uid).some((message) => /stale/.test(message)) ? true : undefined),
+        'stale reported',
+      );
       assert.equal(listed(keyed, 'k', uid), undefined);
       // The clock is right again: the next query (every second) is answered with a fresh signature.
       late.send({ op: 'clock', offsetMs: 0 });

@@ -30,7 +30,9 @@ interface Vectors {
   }[];
 }
 
-const vectors = JSON.parse(readFileSync(new URL('../../fixtures/wool-vectors.json', import.meta.url), 'utf8')) as Vectors;
+const vectors = JSON.parse(
+  readFileSync(new URL('../../fixtures/wool-vectors.json', import.meta.url), 'utf8'),
+) as Vectors;
 
 function udpSockets(): number {
   return process.getActiveResourcesInfo().filter((kind) => kind === 'UDPWrap').length;
@@ -45,7 +47,7 @@ describe('LAN wire format (wool vectors)', () => {
     assert.throws(() => lanServiceType(5 as never), TypeError);
   });
 
-  it('TXT strings of each vector worker are exactly wool\'s, and decode back to the worker', () => {
+  it("TXT strings of each vector worker are exactly wool's, and decode back to the worker", () => {
     for (const vector of vectors.metadata) {
       const { uid, address, pid, version, tags, extra, secure } = vector;
       const worker = workerInfo({ uid, address, pid, version, tags, extra, secure });
@@ -54,8 +56,14 @@ describe('LAN wire format (wool vectors)', () => {
       // Compare as sets of strings except extra (JSON key order may differ): decoded equality is checked below.
       const withoutExtra = (list: string[]): string[] => list.filter((entry) => !entry.startsWith('extra=')).sort();
       assert.deepEqual(withoutExtra(entries), withoutExtra(expected), vector.uid);
-      const decoded = decodeTxt(decodeTxtEntries(encodeTxtEntries(worker)), { uid: vector.uid, address: vector.address });
-      const fromWool = decodeTxt(decodeTxtEntries(expected.map((entry) => Buffer.from(entry, 'utf8'))), { uid: vector.uid, address: vector.address });
+      const decoded = decodeTxt(decodeTxtEntries(encodeTxtEntries(worker)), {
+        uid: vector.uid,
+        address: vector.address,
+      });
+      const fromWool = decodeTxt(decodeTxtEntries(expected.map((entry) => Buffer.from(entry, 'utf8'))), {
+        uid: vector.uid,
+        address: vector.address,
+      });
       for (const got of [decoded, fromWool]) {
         assert.equal(got.uid, vector.uid);
         assert.equal(got.address, vector.address);
@@ -71,7 +79,14 @@ describe('LAN wire format (wool vectors)', () => {
 
 describe('decodeTxtEntries', () => {
   it('splits at the first "=", keeps bare keys, skips empty and key-less strings, first key wins', () => {
-    const txt = decodeTxtEntries([Buffer.from('pid=1'), Buffer.from('tags'), Buffer.from(''), Buffer.from('=x'), Buffer.from('PID=2'), Buffer.from('extra={"a": "b=c"}')]);
+    const txt = decodeTxtEntries([
+      Buffer.from('pid=1'),
+      Buffer.from('tags'),
+      Buffer.from(''),
+      Buffer.from('=x'),
+      Buffer.from('PID=2'),
+      Buffer.from('extra={"a": "b=c"}'),
+    ]);
     assert.deepEqual(Object.keys(txt), ['pid', 'tags', 'extra']);
     assert.equal(Buffer.from(txt.pid as Uint8Array).toString(), '1');
     assert.equal(txt.tags, true);
@@ -81,8 +96,14 @@ describe('decodeTxtEntries', () => {
   });
 
   it('leaves bytes that are not UTF-8 to decodeTxt, which rejects them naming the key', () => {
-    const txt = decodeTxtEntries([Buffer.from('pid=1'), Buffer.concat([Buffer.from('version='), Buffer.from([0xff, 0xfe])])]);
-    assert.throws(() => decodeTxt(txt, { uid: '6f1d2b1c-4c0b-4e7e-9a56-0c2b9d1d7e11', address: '10.0.0.1:1' }), /version/);
+    const txt = decodeTxtEntries([
+      Buffer.from('pid=1'),
+      Buffer.concat([Buffer.from('version='), Buffer.from([0xff, 0xfe])]),
+    ]);
+    assert.throws(
+      () => decodeTxt(txt, { uid: '6f1d2b1c-4c0b-4e7e-9a56-0c2b9d1d7e11', address: '10.0.0.1:1' }),
+      /version/,
+    );
   });
 });
 
@@ -93,11 +114,16 @@ describe('encodeTxtEntries', () => {
     assert.equal(encodeTxtEntries(workerInfo({ ...base, version: 'v'.repeat(247) }))[1]?.length, 255);
     assert.throws(
       () => encodeTxtEntries(workerInfo({ ...base, version: 'v'.repeat(248) })),
-      (error: unknown) => error instanceof TxtEntryTooLongError && error.key === 'version' && error.bytes === 256 && error.code === 'WOOLRX_LAN_TXT_TOO_LONG',
+      (error: unknown) =>
+        error instanceof TxtEntryTooLongError &&
+        error.key === 'version' &&
+        error.bytes === 256 &&
+        error.code === 'WOOLRX_LAN_TXT_TOO_LONG',
     );
     assert.throws(
       () => encodeTxtEntries(workerInfo({ ...base, extra: { note: 'é'.repeat(200) } })),
-      (error: unknown) => error instanceof TxtEntryTooLongError && error.key === 'extra' && /"extra"/.test(error.message),
+      (error: unknown) =>
+        error instanceof TxtEntryTooLongError && error.key === 'extra' && /"extra"/.test(error.message),
     );
   });
 });
@@ -113,12 +139,21 @@ describe('workerRecords', () => {
       txt: [Buffer.from('pid=1')],
     };
     const records = workerRecords(advert);
-    assert.deepEqual(records.map((r) => r.type), ['PTR', 'SRV', 'TXT', 'A', 'AAAA']);
+    assert.deepEqual(
+      records.map((r) => r.type),
+      ['PTR', 'SRV', 'TXT', 'A', 'AAAA'],
+    );
     const [ptr, srv, txt, a, aaaa] = records;
     assert.equal(ptr?.type === 'PTR' ? ptr.data : undefined, `${advert.uid}._wool-ad3e53._tcp.local`);
     assert.equal(ptr && 'flush' in ptr ? ptr.flush : undefined, undefined, 'PTR is a shared record');
-    assert.deepEqual(srv?.type === 'SRV' ? srv.data : undefined, { port: 50051, target: `${advert.uid}.local`, priority: 0, weight: 0 });
-    for (const record of [srv, txt, a, aaaa]) assert.equal(record && 'flush' in record ? record.flush : undefined, true);
+    assert.deepEqual(srv?.type === 'SRV' ? srv.data : undefined, {
+      port: 50051,
+      target: `${advert.uid}.local`,
+      priority: 0,
+      weight: 0,
+    });
+    for (const record of [srv, txt, a, aaaa])
+      assert.equal(record && 'flush' in record ? record.flush : undefined, true);
     assert.equal(a?.name, `${advert.uid}.local`);
     assert.ok(records.every((r) => 'ttl' in r && (r.ttl ?? 0) > 0));
     assert.ok(workerRecords(advert, true).every((r) => 'ttl' in r && r.ttl === 0));
@@ -128,47 +163,93 @@ describe('workerRecords', () => {
 describe('host classification', () => {
   it('isWildcardHost', () => {
     for (const host of ['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0', '']) assert.equal(isWildcardHost(host), true, host);
-    for (const host of ['127.0.0.1', '::1', '10.0.0.1', 'example.local', 'fd00::']) assert.equal(isWildcardHost(host), false, host);
+    for (const host of ['127.0.0.1', '::1', '10.0.0.1', 'example.local', 'fd00::'])
+      assert.equal(isWildcardHost(host), false, host);
   });
   it('isLoopbackHost', () => {
-    for (const host of ['127.0.0.1', '127.9.9.9', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST']) {
+    for (const host of [
+      '127.0.0.1',
+      '127.9.9.9',
+      '::1',
+      '[::1]',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+      'localhost',
+      'LOCALHOST',
+    ]) {
       assert.equal(isLoopbackHost(host), true, host);
     }
-    for (const host of ['10.0.0.1', '::', 'fe80::1', '::ffff:10.0.0.1', 'example.local', '128.0.0.1']) assert.equal(isLoopbackHost(host), false, host);
+    for (const host of ['10.0.0.1', '::', 'fe80::1', '::ffff:10.0.0.1', 'example.local', '128.0.0.1'])
+      assert.equal(isLoopbackHost(host), false, host);
   });
 });
 
 describe('lanDiscovery options', () => {
   it('rejects a wildcard advertiseHost at construction with a TypeError', () => {
     for (const advertiseHost of ['0.0.0.0', '::', '[::]', '']) {
-      assert.throws(() => lanDiscovery('ns', { advertiseHost }), (error: unknown) => error instanceof TypeError && /advertiseHost/.test(error.message), advertiseHost);
+      assert.throws(
+        () => lanDiscovery('ns', { advertiseHost }),
+        (error: unknown) => error instanceof TypeError && /advertiseHost/.test(error.message),
+        advertiseHost,
+      );
     }
     assert.throws(() => lanDiscovery('ns', { advertiseHost: 42 as never }), TypeError);
   });
 
   it('rejects bad namespaces and options with a TypeError naming them, in one grammar', () => {
     const rejects = (options: object, message: RegExp): void => {
-      assert.throws(() => lanDiscovery('ns', options), (error: unknown) => error instanceof TypeError && message.test(error.message), message.source);
+      assert.throws(
+        () => lanDiscovery('ns', options),
+        (error: unknown) => error instanceof TypeError && message.test(error.message),
+        message.source,
+      );
     };
     assert.throws(() => lanDiscovery(''), /^TypeError: lanDiscovery: namespace must be a non-empty string, got ""$/);
-    rejects({ expireAfter: 0 }, /^lanDiscovery: option expireAfter must be a number above 0 and at most 2147483647, got 0$/);
-    rejects({ expireAfter: Infinity }, /^lanDiscovery: option expireAfter must be a number above 0 and at most 2147483647, got Infinity$/);
-    rejects({ requeryInterval: -1 }, /^lanDiscovery: option requeryInterval must be a number above 0 and at most 2147483647, got -1$/);
+    rejects(
+      { expireAfter: 0 },
+      /^lanDiscovery: option expireAfter must be a number above 0 and at most 2147483647, got 0$/,
+    );
+    rejects(
+      { expireAfter: Infinity },
+      /^lanDiscovery: option expireAfter must be a number above 0 and at most 2147483647, got Infinity$/,
+    );
+    rejects(
+      { requeryInterval: -1 },
+      /^lanDiscovery: option requeryInterval must be a number above 0 and at most 2147483647, got -1$/,
+    );
     rejects(
       { expireAfter: 1000, requeryInterval: 1000 },
       /^lanDiscovery: option requeryInterval must be below expireAfter \(1000 ms\), or live workers would expire between queries, got 1000$/,
     );
-    rejects({ syncWindow: 0 }, /^lanDiscovery: option syncWindow must be a number above 0 and at most 2147483647, got 0$/);
-    rejects({ syncWindow: '1s' }, /^lanDiscovery: option syncWindow must be a number above 0 and at most 2147483647, got "1s"$/);
+    rejects(
+      { syncWindow: 0 },
+      /^lanDiscovery: option syncWindow must be a number above 0 and at most 2147483647, got 0$/,
+    );
+    rejects(
+      { syncWindow: '1s' },
+      /^lanDiscovery: option syncWindow must be a number above 0 and at most 2147483647, got "1s"$/,
+    );
     rejects({ probe: 'yes' }, /^lanDiscovery: option probe must be a boolean, got "yes"$/);
-    rejects({ unknownUpdate: 'ignore' }, /^lanDiscovery: option unknownUpdate must be one of 'reject', 'register', got "ignore"$/);
+    rejects(
+      { unknownUpdate: 'ignore' },
+      /^lanDiscovery: option unknownUpdate must be one of 'reject', 'register', got "ignore"$/,
+    );
     rejects({ port: 70000 }, /^lanDiscovery: option port must be an integer from 1 to 65535, got 70000$/);
     rejects({ interface: '' }, /^lanDiscovery: option interface must be an IPv4 address, got ""$/);
     rejects({ advertiseHost: 42 }, /^lanDiscovery: option advertiseHost must be a string or a function, got 42$/);
-    rejects({ advertiseHost: '0.0.0.0' }, /^lanDiscovery: option advertiseHost must be the address peers should connect to, not a wildcard, got "0.0.0.0"$/);
-    rejects({ expireAfer: 1000 }, /^lanDiscovery: unknown option "expireAfer" \(known: advertiseHost, probe, requeryInterval, expireAfter, syncWindow, interface, port, unknownUpdate, signingKey\)$/);
+    rejects(
+      { advertiseHost: '0.0.0.0' },
+      /^lanDiscovery: option advertiseHost must be the address peers should connect to, not a wildcard, got "0.0.0.0"$/,
+    );
+    rejects(
+      { expireAfer: 1000 },
+      /^lanDiscovery: unknown option "expireAfer" \(known: advertiseHost, probe, requeryInterval, expireAfter, syncWindow, interface, port, unknownUpdate, signingKey\)$/,
+    );
     rejects({ ttl: 1, scope: 'x' }, /^lanDiscovery: unknown options "ttl", "scope" /);
-    assert.throws(() => lanDiscovery('ns', null as never), /^TypeError: lanDiscovery: options must be an object, got null$/);
+    assert.throws(
+      () => lanDiscovery('ns', null as never),
+      /^TypeError: lanDiscovery: options must be an object, got null$/,
+    );
     assert.throws(() => lanDiscovery('ns').events(5 as never), /filter/);
   });
 

@@ -59,7 +59,14 @@ describe('applyTableEvent', () => {
 describe('formatDuration, safeCell, tagCounts', () => {
   it('formats durations', () => {
     assert.deepEqual([-5, 0, 999, 59_999, 60_000, 65_000, 3_599_000, 3_720_000].map(formatDuration), [
-      '0s', '0s', '0s', '59s', '1m00s', '1m05s', '59m59s', '1h02m',
+      '0s',
+      '0s',
+      '0s',
+      '59s',
+      '1m00s',
+      '1m05s',
+      '59m59s',
+      '1h02m',
     ]);
   });
 
@@ -74,7 +81,11 @@ describe('formatDuration, safeCell, tagCounts', () => {
       [discoveryEvent('worker-added', worker(2, { tags: ['cpu'] })), T0],
       [discoveryEvent('worker-added', worker(3)), T0],
     );
-    assert.deepEqual(tagCounts(state), [['', 1], ['cpu', 2], ['gpu', 1]]);
+    assert.deepEqual(tagCounts(state), [
+      ['', 1],
+      ['cpu', 2],
+      ['gpu', 1],
+    ]);
   });
 });
 
@@ -99,7 +110,10 @@ describe('renderTable', () => {
 
   it('cuts every line to the width, with an ellipsis', () => {
     const lines = renderTable(state, { width: 30, now: T0 + 5000 });
-    assert.ok(lines.every((line) => line.length <= 30), lines.join('\n'));
+    assert.ok(
+      lines.every((line) => line.length <= 30),
+      lines.join('\n'),
+    );
     assert.equal(lines[1], '11111111 127.0.0.1:50051 1001…');
   });
 
@@ -164,7 +178,10 @@ describe('LiveTable', () => {
     await new Promise((resolve) => setImmediate(resolve));
     // One redraw for both changes, over the 3-line first frame.
     assert.equal(written.split('\u001b[3F').length, 2, JSON.stringify(written));
-    assert.match(written, /11111111 127\.0\.0\.1:50051 1001 1\.2\.3 +- +0s added 0s ago -\n1 worker · \(no tag\) 1\nhello\n$/);
+    assert.match(
+      written,
+      /11111111 127\.0\.0\.1:50051 1001 1\.2\.3 +- +0s added 0s ago -\n1 worker · \(no tag\) 1\nhello\n$/,
+    );
     assert.equal(table.state.size, 1);
     table.close();
     table.close();

@@ -10,7 +10,9 @@ const [namespace = '', options = '{}', busyArg = '0', periodArg = '100'] = proce
 const busy = Number(busyArg);
 const period = Number(periodArg);
 const discovery = localDiscovery(namespace, JSON.parse(options) as object);
-const diagnostics = discovery.diagnostics.subscribe((d) => process.send?.({ diagnostic: { kind: d.kind, message: d.message, uid: d.uid } }));
+const diagnostics = discovery.diagnostics.subscribe((d) =>
+  process.send?.({ diagnostic: { kind: d.kind, message: d.message, uid: d.uid } }),
+);
 /** The application's work: the event loop blocked `busy` ms, at most once per `period`. */
 let lastBusy = Date.now();
 function work(): void {

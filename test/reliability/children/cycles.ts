@@ -58,7 +58,14 @@ function etcdWatchers(): Promise<number> {
   return backend === 'etcd' ? serverWatchers(endpoint) : Promise.resolve(-1);
 }
 
-async function usage(): Promise<{ fds: number; handles: number; heap: number; rss: number; watchers: number; registryWatchers: number }> {
+async function usage(): Promise<{
+  fds: number;
+  handles: number;
+  heap: number;
+  rss: number;
+  watchers: number;
+  registryWatchers: number;
+}> {
   globalThis.gc?.();
   globalThis.gc?.();
   return {
@@ -76,7 +83,12 @@ const publisher = discovery.publisher();
 for (let n = 1; n <= WORKERS; n++) {
   await publisher.publish(
     'worker-added',
-    workerInfo({ uid: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`, address: `127.0.0.1:${7000 + n}`, pid: process.pid, version: '1' }),
+    workerInfo({
+      uid: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
+      address: `127.0.0.1:${7000 + n}`,
+      pid: process.pid,
+      version: '1',
+    }),
   );
 }
 // Most cycles subscribe then unsubscribe after 0-5 ms (while connecting or

@@ -11,7 +11,10 @@ const [endpoints = '', namespace = '', count = '1', publish = 'no'] = process.ar
 const discovery = etcdDiscovery(namespace, { endpoints, ttl: 2 });
 const publisher = publish === 'yes' ? discovery.publisher() : undefined;
 if (publisher !== undefined) {
-  await publisher.publish('worker-added', workerInfo({ uid: randomUUID(), address: '127.0.0.1:1', pid: process.pid, version: '1' }));
+  await publisher.publish(
+    'worker-added',
+    workerInfo({ uid: randomUUID(), address: '127.0.0.1:1', pid: process.pid, version: '1' }),
+  );
   process.stdout.write('published\n');
 }
 let seen = 0;

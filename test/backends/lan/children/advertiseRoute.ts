@@ -8,8 +8,18 @@ import { AdvertisePolicy } from '../../../../src/backends/lan/AdvertisePolicy.js
 import { workerInfo } from '../../../../src/model/workerInfo.js';
 
 const policy = new AdvertisePolicy(undefined, () => undefined);
-const first = workerInfo({ uid: '00000000-0000-4000-8000-00000000a001', address: '0.0.0.0:7100', pid: 1, version: '1' });
-const second = workerInfo({ uid: '00000000-0000-4000-8000-00000000a002', address: '0.0.0.0:7101', pid: 1, version: '1' });
+const first = workerInfo({
+  uid: '00000000-0000-4000-8000-00000000a001',
+  address: '0.0.0.0:7100',
+  pid: 1,
+  version: '1',
+});
+const second = workerInfo({
+  uid: '00000000-0000-4000-8000-00000000a002',
+  address: '0.0.0.0:7101',
+  pid: 1,
+  version: '1',
+});
 console.log(JSON.stringify({ first: await policy.addressOf(first) }));
 const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {

@@ -42,7 +42,12 @@ function out(message: object): void {
 
 function errorJson(error: unknown): object {
   if (!(error instanceof Error)) return { message: String(error) };
-  const { code, errno, key, host } = error as Error & { code?: unknown; errno?: unknown; key?: unknown; host?: unknown };
+  const { code, errno, key, host } = error as Error & {
+    code?: unknown;
+    errno?: unknown;
+    key?: unknown;
+    host?: unknown;
+  };
   return { name: error.name, message: error.message, code, errno, key, host };
 }
 
@@ -76,12 +81,25 @@ async function run(command: Command): Promise<void> {
   const id = command.id ?? '';
   const started = performance.now();
   const done = (error?: unknown): void =>
-    out({ ev: 'done', seq: command.seq, ms: performance.now() - started, ...(error === undefined ? {} : { error: errorJson(error) }) });
+    out({
+      ev: 'done',
+      seq: command.seq,
+      ms: performance.now() - started,
+      ...(error === undefined ? {} : { error: errorJson(error) }),
+    });
   switch (command.op) {
     case 'subscribe': {
       const discovery = discoveryFor(command, id);
       const subscription = discovery.events().subscribe({
-        next: (event) => out({ ev: 'event', id, type: event.type, worker: event.worker, reason: event.reason, at: performance.timeOrigin + performance.now() }),
+        next: (event) =>
+          out({
+            ev: 'event',
+            id,
+            type: event.type,
+            worker: event.worker,
+            reason: event.reason,
+            at: performance.timeOrigin + performance.now(),
+          }),
         error: (error: unknown) => out({ ev: 'error', id, error: errorJson(error) }),
       });
       subscriptions.set(id, subscription);
@@ -110,13 +128,15 @@ async function run(command: Command): Promise<void> {
       return;
     case 'publish': {
       const publisher = publishers.get(id);
-      if (publisher === undefined || command.type === undefined || command.worker === undefined) throw new Error(`bad publish ${JSON.stringify(command)}`);
+      if (publisher === undefined || command.type === undefined || command.worker === undefined)
+        throw new Error(`bad publish ${JSON.stringify(command)}`);
       await publisher.publish(command.type, command.worker).then(() => done(), done);
       return;
     }
     case 'publishMany': {
       const publisher = publishers.get(id);
-      if (publisher === undefined || command.type === undefined || command.workers === undefined) throw new Error('bad publishMany');
+      if (publisher === undefined || command.type === undefined || command.workers === undefined)
+        throw new Error('bad publishMany');
       const type = command.type;
       await Promise.all(command.workers.map((worker) => publisher.publish(type, worker))).then(() => done(), done);
       return;

@@ -9,7 +9,9 @@ import { Bonjour } from 'bonjour-service';
 import { lanServiceType } from '../../../../src/backends/lan/lanServiceType.js';
 
 const [mode, namespace = 'default', uid = '', port = '0', txt = '{}'] = process.argv.slice(2);
-const type = lanServiceType(namespace).replace(/^_/, '').replace(/\._tcp\.local\.$/, '');
+const type = lanServiceType(namespace)
+  .replace(/^_/, '')
+  .replace(/\._tcp\.local\.$/, '');
 const out = (message: object): void => void process.stdout.write(`${JSON.stringify(message)}\n`);
 const bonjour = new Bonjour({}, (error: unknown) => out({ ev: 'bonjour-error', message: String(error) }));
 
@@ -26,7 +28,13 @@ if (mode === 'browse') {
   browser.on('txt-update', (service) => out({ ev: 'txt-update', ...show(service) }));
   browser.on('srv-update', (service) => out({ ev: 'srv-update', ...show(service) }));
 } else if (mode === 'publish') {
-  const service = bonjour.publish({ name: uid, type, port: Number(port), txt: JSON.parse(txt) as Record<string, string>, probe: false });
+  const service = bonjour.publish({
+    name: uid,
+    type,
+    port: Number(port),
+    txt: JSON.parse(txt) as Record<string, string>,
+    probe: false,
+  });
   service.on('up', () => out({ ev: 'published' }));
 } else {
   throw new Error(`unknown mode ${String(mode)}`);

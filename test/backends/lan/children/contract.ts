@@ -9,7 +9,9 @@ import { lanDiscovery } from '../../../../src/backends/lan/lanDiscovery.js';
 import { describeDiscoveryContract } from '../../../contract/discoveryContract.js';
 
 if (process.env.WOOLRX_LAN_NETNS === undefined) {
-  throw new Error('children/contract.ts opens mDNS sockets: run it through test/backends/lan/contract.test.ts (inside a network namespace)');
+  throw new Error(
+    'children/contract.ts opens mDNS sockets: run it through test/backends/lan/contract.test.ts (inside a network namespace)',
+  );
 }
 
 function openSockets(): number {
@@ -19,12 +21,17 @@ function openSockets(): number {
 // The contract holds with signed records too (every publisher and subscriber of a run shares the key).
 const SIGNING_KEY = randomBytes(32);
 
-for (const [probe, signed] of [[false, false], [true, false], [false, true]] as const) {
+for (const [probe, signed] of [
+  [false, false],
+  [true, false],
+  [false, true],
+] as const) {
   describeDiscoveryContract(
     `lan (probe: ${String(probe)}${signed ? ', signingKey' : ''})`,
     () => ({
       // The defaults (unknownUpdate: 'reject', syncWindow: 1000): the contract holds without opting in.
-      discovery: (namespace) => lanDiscovery(namespace, { probe, expireAfter: 10_000, ...(signed ? { signingKey: SIGNING_KEY } : {}) }),
+      discovery: (namespace) =>
+        lanDiscovery(namespace, { probe, expireAfter: 10_000, ...(signed ? { signingKey: SIGNING_KEY } : {}) }),
     }),
     {
       // Each publisher is the responder of its own workers (see Discovery in src/discovery/types.ts).

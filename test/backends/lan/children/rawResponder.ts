@@ -43,7 +43,8 @@ mdns.on('query', (query) => {
   out({ ev: 'query', questions: (query.questions ?? []).map((q) => ({ name: q.name, type: q.type })) });
   for (const question of query.questions ?? []) {
     for (const rule of rules) {
-      if (rule.fired || question.name.toLowerCase() !== rule.name.toLowerCase() || question.type !== rule.type) continue;
+      if (rule.fired || question.name.toLowerCase() !== rule.name.toLowerCase() || question.type !== rule.type)
+        continue;
       rule.fired = true;
       rule.actions.forEach((action, index) => {
         const timer = setTimeout(() => {
@@ -58,7 +59,15 @@ mdns.on('query', (query) => {
 
 createInterface({ input: process.stdin })
   .on('line', (line) => {
-    const command = JSON.parse(line) as { op: string; count?: number; ms?: number; answers?: Answer[]; name?: string; type?: string; actions?: Action[] };
+    const command = JSON.parse(line) as {
+      op: string;
+      count?: number;
+      ms?: number;
+      answers?: Answer[];
+      name?: string;
+      type?: string;
+      actions?: Action[];
+    };
     if (command.op === 'send' && command.answers) send(command.answers, 'send');
     else if (command.op === 'garbage') {
       // Bytes that are not a DNS message, to the mDNS group.
@@ -67,8 +76,7 @@ createInterface({ input: process.stdin })
         out({ ev: 'sent', label: 'garbage', error: error ? String(error) : undefined });
         raw.close();
       });
-    }
-    else if (command.op === 'flood' && command.count !== undefined && command.ms !== undefined) {
+    } else if (command.op === 'flood' && command.count !== undefined && command.ms !== undefined) {
       // A header announcing more records than follow: never decodes.
       const garbage = Buffer.alloc(1000, 0xff);
       garbage.writeUInt16BE(0x8400, 2);
@@ -77,13 +85,13 @@ createInterface({ input: process.stdin })
       const batches = 20;
       let sent = 0;
       const batch = (index: number): void => {
-        for (let i = 0; i < Math.ceil(command.count! / batches) && sent < command.count!; i++, sent++) raw.send(garbage, 5353, '224.0.0.251');
+        for (let i = 0; i < Math.ceil(command.count! / batches) && sent < command.count!; i++, sent++)
+          raw.send(garbage, 5353, '224.0.0.251');
         if (index + 1 < batches) setTimeout(() => batch(index + 1), command.ms! / batches);
         else setTimeout(() => raw.close(() => out({ ev: 'flooded', count: sent })), 100);
       };
       batch(0);
-    }
-    else if (command.op === 'rule' && command.name && command.type && command.actions) {
+    } else if (command.op === 'rule' && command.name && command.type && command.actions) {
       rules.push({ name: command.name, type: command.type, actions: command.actions, fired: false });
       out({ ev: 'rule', name: command.name });
     }
