@@ -77,6 +77,8 @@ const diffSnapshotsDiagram = ((): MarbleDiagram => {
   const w3 = w(3);
   const inputs = { a: snap(w1, w2), b: snap(w2v2, w3), c: snap(w3) };
   const outputs = { x: added(w1), y: added(w2), d: dropped(w1), p: updated(w2v2), z: added(w3), q: dropped(w2v2) };
+  // One row per marble line, so the rows read as the picture they draw.
+  // prettier-ignore
   const lines: MarbleLine[] = [
     { label: 'snapshots', marbles: '-a------b------c--|', subscription: '^-----------------!', role: 'input', values: inputs },
     { label: 'events', marbles: '-(xy)---(dpz)--q--|', role: 'output', values: outputs },
@@ -88,14 +90,14 @@ const diffSnapshotsDiagram = ((): MarbleDiagram => {
     lines,
     legend: [
       { key: 'a', text: 'snapshot { 1, 2 }', tone: 'snapshot' },
-      { key: 'b', text: "snapshot { 2′, 3 } (2′: 2 at version 2.0.0)", tone: 'snapshot' },
+      { key: 'b', text: 'snapshot { 2′, 3 } (2′: 2 at version 2.0.0)', tone: 'snapshot' },
       { key: 'c', text: 'snapshot { 3 }', tone: 'snapshot' },
       { key: 'x', text: 'worker-added 1', tone: 'added' },
       { key: 'y', text: 'worker-added 2', tone: 'added' },
       { key: 'd', text: 'worker-dropped 1', tone: 'dropped' },
-      { key: 'p', text: "worker-updated 2′", tone: 'updated' },
+      { key: 'p', text: 'worker-updated 2′', tone: 'updated' },
       { key: 'z', text: 'worker-added 3', tone: 'added' },
-      { key: 'q', text: "worker-dropped 2′", tone: 'dropped' },
+      { key: 'q', text: 'worker-dropped 2′', tone: 'dropped' },
     ],
     verify({ cold, expectObservable, expectSubscriptions }) {
       const input = lineOf(lines, 'snapshots');
@@ -124,11 +126,11 @@ const toSnapshotsDiagram = ((): MarbleDiagram => {
     legend: [
       { key: 'a', text: 'worker-added 1', tone: 'added' },
       { key: 'b', text: 'worker-added 2', tone: 'added' },
-      { key: 'c', text: "worker-updated 1′ (1 at version 2.0.0)", tone: 'updated' },
+      { key: 'c', text: 'worker-updated 1′ (1 at version 2.0.0)', tone: 'updated' },
       { key: 'd', text: 'worker-dropped 2', tone: 'dropped' },
       { key: 'A', text: 'snapshot { 1 }', tone: 'snapshot' },
-      { key: 'B', text: "snapshot { 1′, 2 }", tone: 'snapshot' },
-      { key: 'C', text: "snapshot { 1′ }", tone: 'snapshot' },
+      { key: 'B', text: 'snapshot { 1′, 2 }', tone: 'snapshot' },
+      { key: 'C', text: 'snapshot { 1′ }', tone: 'snapshot' },
     ],
     verify({ cold, expectObservable, expectSubscriptions }) {
       const input = lineOf(lines, 'events');
@@ -217,7 +219,10 @@ const leaseWorkersDiagram = ((): MarbleDiagram => {
   const w1 = w(1, { tags: ['gpu'] });
   const w2 = w(2, { tags: ['gpu'] });
   const inputs = { a: added(w1), b: added(w2), x: dropped(w1) };
-  const names = new Map([[w1, 'a'], [w2, 'b']]);
+  const names = new Map([
+    [w1, 'a'],
+    [w2, 'b'],
+  ]);
   const gpu = (worker: { tags: readonly string[] }): boolean => worker.tags.includes('gpu');
   const lines: MarbleLine[] = [
     { label: 'events$', marbles: '-a-b------x----', subscription: '^--------------', role: 'input', values: inputs },
@@ -265,6 +270,8 @@ const shareWorkersDiagram = ((): MarbleDiagram => {
     v: added(w2v2),
     x: dropped(w1),
   };
+  // One row per marble line, so the rows read as the picture they draw.
+  // prettier-ignore
   const lines: MarbleLine[] = [
     { label: 'source', marbles: '--a---b---x------u----c--|', subscription: '^------------------------!', role: 'input', values },
     { label: 'subscriber 1', marbles: '--a---b---x------u-', subscription: '^-----------------!', role: 'output', values },
@@ -280,9 +287,9 @@ const shareWorkersDiagram = ((): MarbleDiagram => {
       { key: 'a', text: 'worker-added 1', tone: 'added' },
       { key: 'b', text: 'worker-added 2', tone: 'added' },
       { key: 'x', text: 'worker-dropped 1', tone: 'dropped' },
-      { key: 'u', text: "worker-updated 2′ (2 at version 2.0.0)", tone: 'updated' },
+      { key: 'u', text: 'worker-updated 2′ (2 at version 2.0.0)', tone: 'updated' },
       { key: 'c', text: 'worker-added 3', tone: 'added' },
-      { key: 'v', text: "worker-added 2′: the current set, replayed as adds", tone: 'added' },
+      { key: 'v', text: 'worker-added 2′: the current set, replayed as adds', tone: 'added' },
     ],
     verify({ cold, expectObservable, expectSubscriptions }) {
       const input = lineOf(lines, 'source');
@@ -305,6 +312,8 @@ const expireWorkersDiagram = ((): MarbleDiagram => {
   // one colour.
   const inputs = { a: added(w1), b: updated(w2), c: added(w2v2) };
   const outputs = { A: added(w1), B: added(w2), C: updated(w2v2), D: dropped(w1), E: dropped(w2v2) };
+  // One row per marble line, so the rows read as the picture they draw.
+  // prettier-ignore
   const lines: MarbleLine[] = [
     { label: 'sightings', marbles: '-a-b-a-c--------|', subscription: '^---------------!', role: 'input', values: inputs },
     { label: 'events', marbles: '-A-B---C--D-E---|', role: 'output', values: outputs },
@@ -317,12 +326,12 @@ const expireWorkersDiagram = ((): MarbleDiagram => {
     legend: [
       { key: 'a', text: 'sighting of 1 (worker-added; the same metadata both times)', tone: 'added' },
       { key: 'b', text: 'sighting of 2 as worker-updated', tone: 'updated' },
-      { key: 'c', text: "sighting of 2′ (changed metadata) as worker-added", tone: 'added' },
+      { key: 'c', text: 'sighting of 2′ (changed metadata) as worker-added', tone: 'added' },
       { key: 'A', text: 'worker-added 1: first sighting (the second one emits nothing)', tone: 'added' },
       { key: 'B', text: 'worker-added 2: first sighting, whatever its type', tone: 'added' },
-      { key: 'C', text: "worker-updated 2′: the metadata changed", tone: 'updated' },
+      { key: 'C', text: 'worker-updated 2′: the metadata changed', tone: 'updated' },
       { key: 'D', text: 'worker-dropped 1, 5 frames after its last sighting', tone: 'dropped' },
-      { key: 'E', text: "worker-dropped 2′, 5 frames after its last sighting", tone: 'dropped' },
+      { key: 'E', text: 'worker-dropped 2′, 5 frames after its last sighting', tone: 'dropped' },
     ],
     verify({ cold, expectObservable, expectSubscriptions }) {
       const input = lineOf(lines, 'sightings');

@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import { Subject } from 'rxjs';
 import type { DiscoveryEvent, WorkerSnapshot } from '../src/events/types.js';
 import { diffSnapshots } from '../src/operators/diffSnapshots.js';
-import { added, dropped, snapshotOf as snap, updated, testWorker as w, workerTestScheduler as testScheduler } from '../src/testing/index.js';
+import {
+  added,
+  dropped,
+  snapshotOf as snap,
+  updated,
+  testWorker as w,
+  workerTestScheduler as testScheduler,
+} from '../src/testing/index.js';
 
 describe('diffSnapshots (marbles)', () => {
   it('emits worker-added for the first snapshot, then only the differences', () => {
@@ -58,7 +65,12 @@ describe('diffSnapshots (marbles)', () => {
     const w1copy = w(1, { extra: { zone: 'a' } });
     const w2 = w(2);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold('   -a--b--c--d--|', { a: snap(w1, w2), b: snap(w1copy, w2), c: snap(w2, w1), d: snap(w1, w2) });
+      const source = cold('   -a--b--c--d--|', {
+        a: snap(w1, w2),
+        b: snap(w1copy, w2),
+        c: snap(w2, w1),
+        d: snap(w1, w2),
+      });
       const subs = '          ^------------!';
       const expected = '      -(xy)--------|';
       expectObservable(source.pipe(diffSnapshots())).toBe(expected, { x: added(w1), y: added(w2) });

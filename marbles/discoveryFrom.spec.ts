@@ -81,7 +81,9 @@ describe('discoveryFrom (marbles, over a synchronous port)', () => {
       expectObservable(
         bridged(failing)
           .snapshots()
-          .pipe(catchError((error: unknown) => of(error instanceof Error && error.message === 'backend down' ? 'E' : '?'))),
+          .pipe(
+            catchError((error: unknown) => of(error instanceof Error && error.message === 'backend down' ? 'E' : '?')),
+          ),
       ).toBe(failed, { A: snapshotOf(g1), E: 'E' });
       expectSubscriptions(failing.subscriptions).toBe(failingSubs);
 

@@ -1,15 +1,37 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NEVER, Subject, asyncScheduler, concat, from, interval, mergeMap, take, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
+import {
+  NEVER,
+  Subject,
+  asyncScheduler,
+  concat,
+  from,
+  interval,
+  mergeMap,
+  take,
+  type SchedulerAction,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { DiscoveryEvent } from '../src/events/types.js';
 import { expireWorkers } from '../src/operators/expireWorkers.js';
-import { added, dropped, updated, testWorker as w, workerTestScheduler as testScheduler } from '../src/testing/index.js';
+import {
+  added,
+  dropped,
+  updated,
+  testWorker as w,
+  workerTestScheduler as testScheduler,
+} from '../src/testing/index.js';
 
 /** Wraps a scheduler, recording every action it schedules. */
 function spyScheduler(inner: SchedulerLike): SchedulerLike & { readonly actions: Subscription[] } {
   const actions: Subscription[] = [];
-  const schedule = (work: (this: SchedulerAction<unknown>, state?: unknown) => void, delay?: number, state?: unknown) => {
+  const schedule = (
+    work: (this: SchedulerAction<unknown>, state?: unknown) => void,
+    delay?: number,
+    state?: unknown,
+  ) => {
     const action = inner.schedule(work, delay, state);
     actions.push(action);
     return action;
@@ -273,8 +295,14 @@ describe('expireWorkers (marbles)', () => {
         });
       flush();
       assert.equal(events.length, 2000);
-      assert.deepStrictEqual(events.slice(0, 1000), workers.map((worker) => added(worker)));
-      assert.deepStrictEqual(events.slice(1000), workers.map((worker) => dropped(worker)));
+      assert.deepStrictEqual(
+        events.slice(0, 1000),
+        workers.map((worker) => added(worker)),
+      );
+      assert.deepStrictEqual(
+        events.slice(1000),
+        workers.map((worker) => dropped(worker)),
+      );
       assert.deepStrictEqual([...new Set(times)], [1, 15]);
       assert.equal(spy.actions.length, 1);
     });

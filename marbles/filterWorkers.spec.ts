@@ -3,7 +3,13 @@ import { describe, it } from 'node:test';
 import type { DiscoveryEvent } from '../src/events/types.js';
 import type { WorkerInfo } from '../src/model/types.js';
 import { filterWorkers } from '../src/operators/filterWorkers.js';
-import { added, dropped, updated, testWorker as w, workerTestScheduler as testScheduler } from '../src/testing/index.js';
+import {
+  added,
+  dropped,
+  updated,
+  testWorker as w,
+  workerTestScheduler as testScheduler,
+} from '../src/testing/index.js';
 
 const gpu = (worker: WorkerInfo): boolean => worker.tags.includes('gpu');
 

@@ -39,9 +39,12 @@ export function leaseCaller(
           return 'r';
         }),
       );
-      const end$ = holdFor === undefined ? lost$ : merge(lost$, release$).pipe(takeWhile((value) => value !== 'r', true));
+      const end$ =
+        holdFor === undefined ? lost$ : merge(lost$, release$).pipe(takeWhile((value) => value !== 'r', true));
       return concat(of(names.get(lease.worker) ?? '?'), end$);
     }),
-    catchError((error: unknown) => of(error instanceof QueueClosedError ? 'Q' : error instanceof Error && error.message === 'boom' ? 'B' : '?')),
+    catchError((error: unknown) =>
+      of(error instanceof QueueClosedError ? 'Q' : error instanceof Error && error.message === 'boom' ? 'B' : '?'),
+    ),
   );
 }

@@ -2,7 +2,13 @@ import { describe, it } from 'node:test';
 import { timer } from 'rxjs';
 import type { WorkerInfo } from '../src/model/types.js';
 import { leaseWorkers } from '../src/operators/leaseWorkers.js';
-import { added, dropped, updated, testWorker as w, workerTestScheduler as testScheduler } from '../src/testing/index.js';
+import {
+  added,
+  dropped,
+  updated,
+  testWorker as w,
+  workerTestScheduler as testScheduler,
+} from '../src/testing/index.js';
 import { leaseCaller } from './leaseCaller.js';
 
 // Each caller's line (see leaseCaller): the worker it was handed, then X / U / C
@@ -16,7 +22,10 @@ describe('leaseWorkers (marbles)', () => {
   it('leases each worker to one caller at a time, first come first served; release() hands it to the next in line', () => {
     const g1 = w(1, { tags: ['gpu'] });
     const c2 = w(2, { tags: ['cpu'] });
-    const names = new Map([[g1, 'a'], [c2, 'c']]);
+    const names = new Map([
+      [g1, 'a'],
+      [c2, 'c'],
+    ]);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('    -a-c----------', { a: added(g1), c: added(c2) });
       const sourceSubs = '     ^-------------';
@@ -34,13 +43,23 @@ describe('leaseWorkers (marbles)', () => {
     });
   });
 
-  it('a dropped worker fires its lease\'s lost, is not given back by release(), and is never handed out again', () => {
+  it("a dropped worker fires its lease's lost, is not given back by release(), and is never handed out again", () => {
     const g1 = w(1, { tags: ['gpu'] });
     const g1again = w(1, { tags: ['gpu'], version: '2.0.0' });
     const g3 = w(3, { tags: ['gpu'] });
-    const names = new Map([[g1, 'a'], [g1again, 'b'], [g3, 'g']]);
+    const names = new Map([
+      [g1, 'a'],
+      [g1again, 'b'],
+      [g3, 'g'],
+    ]);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold('    -a-g-x-y---b----', { a: added(g1), g: added(g3), x: dropped(g1), y: dropped(g3), b: added(g1again) });
+      const source = cold('    -a-g-x-y---b----', {
+        a: added(g1),
+        g: added(g3),
+        x: dropped(g1),
+        y: dropped(g3),
+        b: added(g1again),
+      });
       const sourceSubs = '     ^---------------';
       const holder = '         -a---X-(r|)';
       const oneSub = '         --^';
@@ -51,8 +70,14 @@ describe('leaseWorkers (marbles)', () => {
       const three = '          ----------------';
       const pool = leaseWorkers(source);
       expectObservable(leaseCaller(pool, names, gpu, 6)).toBe(holder);
-      expectObservable(leaseCaller(pool, names, (worker) => worker.uid === g1.uid), oneSub).toBe(one);
-      expectObservable(leaseCaller(pool, names, (worker) => worker.uid === g3.uid), threeSub).toBe(three);
+      expectObservable(
+        leaseCaller(pool, names, (worker) => worker.uid === g1.uid),
+        oneSub,
+      ).toBe(one);
+      expectObservable(
+        leaseCaller(pool, names, (worker) => worker.uid === g3.uid),
+        threeSub,
+      ).toBe(three);
       expectSubscriptions(source.subscriptions).toBe(sourceSubs);
     });
   });
@@ -61,7 +86,11 @@ describe('leaseWorkers (marbles)', () => {
     const g1 = w(1, { tags: ['gpu'] });
     const g1v2 = w(1, { tags: ['gpu'], version: '2.0.0' });
     const c1 = w(1, { tags: ['cpu'], version: '3.0.0' });
-    const names = new Map([[g1, 'a'], [g1v2, 'A'], [c1, 'v']]);
+    const names = new Map([
+      [g1, 'a'],
+      [g1v2, 'A'],
+      [c1, 'v'],
+    ]);
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('    -a-u-d--------', { a: added(g1), u: updated(g1v2), d: updated(c1) });
       const sourceSubs = '     ^-------------';
@@ -98,7 +127,10 @@ describe('leaseWorkers (marbles)', () => {
   it('a throwing predicate fails its own caller only (the worker stays for the others); on an update it loses the lease', () => {
     const g1 = w(1, { tags: ['gpu'] });
     const g1v2 = w(1, { tags: ['gpu'], version: '2.0.0' });
-    const names = new Map([[g1, 'a'], [g1v2, 'A']]);
+    const names = new Map([
+      [g1, 'a'],
+      [g1v2, 'A'],
+    ]);
     const boom = (): boolean => {
       throw new Error('boom');
     };

@@ -23,7 +23,10 @@ const HOST = '10.0.0.7';
 
 /** A worker as the relay writes it: the relay mark set, a loopback host replaced by HOST. */
 function relayed(worker: WorkerInfo, id = ID): WorkerInfo {
-  const [host, port] = [worker.address.slice(0, worker.address.lastIndexOf(':')), worker.address.slice(worker.address.lastIndexOf(':') + 1)];
+  const [host, port] = [
+    worker.address.slice(0, worker.address.lastIndexOf(':')),
+    worker.address.slice(worker.address.lastIndexOf(':') + 1),
+  ];
   const address = host === '127.0.0.1' || host === '0.0.0.0' ? `${HOST}:${port}` : worker.address;
   return workerInfo({ ...worker, address, extra: { ...worker.extra, [RELAY_MARK]: id } });
 }
@@ -73,7 +76,14 @@ describe('relayWorkers (marbles)', () => {
     const { target, calls, memory } = recordingTarget();
     let relay$: Observable<RelayStatus> | undefined;
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold('  -a-b-u-v-x-y-|', { a: added(a), b: added(b), u: updated(a2), v: updated(b2), x: dropped(a2), y: dropped(b2) });
+      const source = cold('  -a-b-u-v-x-y-|', {
+        a: added(a),
+        b: added(b),
+        u: updated(a2),
+        v: updated(b2),
+        x: dropped(a2),
+        y: dropped(b2),
+      });
       const subs = '         ^------------!';
       const written = '      -A-B-U-V-X-Y--';
       relay$ = relayWorkers(source, target, options);
@@ -91,11 +101,16 @@ describe('relayWorkers (marbles)', () => {
     assert.deepEqual([...(await settledContents(memory)).keys()], []);
     // The same relay, run for real: subscribers of the target see each change once, in order.
     const seen: string[] = [];
-    const watching = memory.events().subscribe((event) => seen.push(`${event.type} ${event.worker.uid.slice(0, 8)} ${event.worker.version} ${event.worker.address}`));
+    const watching = memory
+      .events()
+      .subscribe((event) =>
+        seen.push(`${event.type} ${event.worker.uid.slice(0, 8)} ${event.worker.version} ${event.worker.address}`),
+      );
     const items = await lastValueFrom(
       relayWorkers(
         new Observable<DiscoveryEvent>((subscriber) => {
-          for (const event of [added(a), added(b), updated(a2), updated(b2), dropped(a2), dropped(b2)]) subscriber.next(event);
+          for (const event of [added(a), added(b), updated(a2), updated(b2), dropped(a2), dropped(b2)])
+            subscriber.next(event);
           subscriber.complete();
         }),
         target,
@@ -111,7 +126,14 @@ describe('relayWorkers (marbles)', () => {
       `worker-dropped ${a.uid.slice(0, 8)} 2.0.0 ${HOST}:${a.address.split(':')[1]}`,
       `worker-dropped ${b.uid.slice(0, 8)} 1.0.0 10.1.1.1:7000`,
     ]);
-    assert.deepEqual(items.at(-1), { type: 'relay-status', relayed: 0, skipped: 0, pending: 0, target: 'up', synced: true });
+    assert.deepEqual(items.at(-1), {
+      type: 'relay-status',
+      relayed: 0,
+      skipped: 0,
+      pending: 0,
+      target: 'up',
+      synced: true,
+    });
   });
 
   it('a source error: stops writing, withdraws what it relayed, then errors with that error', async () => {
@@ -145,7 +167,10 @@ describe('relayWorkers (marbles)', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('  -a-b---c-|', { a: added(a), b: added(b), c: added(c) });
       const relay = '        ^----!    ';
-      expectObservable(relayWorkers(source, target, options).pipe(filter((item) => item.type !== 'relay-status')), relay).toBe('');
+      expectObservable(
+        relayWorkers(source, target, options).pipe(filter((item) => item.type !== 'relay-status')),
+        relay,
+      ).toBe('');
       expectObservable(calls, '^---------').toBe('-A-B------', { A: added(relayed(a)), B: added(relayed(b)) });
       expectSubscriptions(source.subscriptions).toBe(relay);
     });
@@ -161,7 +186,12 @@ describe('relayWorkers (marbles)', () => {
       expectObservable(calls, '^-----').toBe('');
       expectSubscriptions(never.subscriptions).toBe('^-----!');
     });
-    assert.deepEqual(await lastValueFrom(relayWorkers(new Observable<DiscoveryEvent>((s) => s.complete()), target, options).pipe(toArray())), [idle]);
+    assert.deepEqual(
+      await lastValueFrom(
+        relayWorkers(new Observable<DiscoveryEvent>((s) => s.complete()), target, options).pipe(toArray()),
+      ),
+      [idle],
+    );
     assert.deepEqual([...(await settledContents(memory)).keys()], []);
   });
 
@@ -173,24 +203,36 @@ describe('relayWorkers (marbles)', () => {
     const back = testWorker(1, { version: '4.0.0' });
     const { target, calls } = recordingTarget();
     testScheduler().run(({ cold, expectObservable }) => {
-      const source = cold('  -a-u-w-m-b-', { a: added(local), u: updated(localAgain), w: added(wildcard), m: updated(moved), b: updated(back) });
+      const source = cold('  -a-u-w-m-b-', {
+        a: added(local),
+        u: updated(localAgain),
+        w: added(wildcard),
+        m: updated(moved),
+        b: updated(back),
+      });
       const relay$ = relayWorkers(source, target, { id: ID });
       const skipped = (uid: string, host: string, kind: string): RelayStatus => ({
         type: 'relay-skipped',
         uid,
         reason: `its address ${host} is on a ${kind} host, which other hosts cannot reach; pass advertiseHost (CLI: --advertise-host) with this host's address`,
       });
-      expectObservable(relay$.pipe(filter((item) => item.type === 'relay-skipped')), '^----------').toBe('-a---w---b-', {
-        a: skipped(local.uid, local.address, 'loopback'),
-        w: skipped(wildcard.uid, wildcard.address, 'wildcard'),
-        b: skipped(back.uid, back.address, 'loopback'),
-      });
+      expectObservable(relay$.pipe(filter((item) => item.type === 'relay-skipped')), '^----------').toBe(
+        '-a---w---b-',
+        {
+          a: skipped(local.uid, local.address, 'loopback'),
+          w: skipped(wildcard.uid, wildcard.address, 'wildcard'),
+          b: skipped(back.uid, back.address, 'loopback'),
+        },
+      );
       // Relayed when it moves to a reachable address, withdrawn when it moves back.
-      expectObservable(calls, '^----------').toBe('-------M-B-', { M: added(relayed(moved)), B: dropped(relayed(moved)) });
+      expectObservable(calls, '^----------').toBe('-------M-B-', {
+        M: added(relayed(moved)),
+        B: dropped(relayed(moved)),
+      });
     });
   });
 
-  it('never copies a worker that carries a relay mark (its own or another relay\'s): one hop only', () => {
+  it("never copies a worker that carries a relay mark (its own or another relay's): one hop only", () => {
     const marked = testWorker(1, { address: '10.1.1.1:7001', extra: { [RELAY_MARK]: 'relay-b' } });
     const mine = testWorker(2, { address: '10.1.1.2:7002', extra: { [RELAY_MARK]: ID } });
     const plain = testWorker(3, { address: '10.1.1.3:7003' });
@@ -199,8 +241,16 @@ describe('relayWorkers (marbles)', () => {
       const source = cold('  -a-b-c-', { a: added(marked), b: added(mine), c: added(plain) });
       const relay$ = relayWorkers(source, target, options);
       expectObservable(relay$.pipe(filter((item) => item.type === 'relay-skipped')), '^------').toBe('-a-b---', {
-        a: { type: 'relay-skipped', uid: marked.uid, reason: 'it was put there by relay "relay-b" (a relay copies a worker one hop only)' },
-        b: { type: 'relay-skipped', uid: mine.uid, reason: `it was put there by relay "${ID}" (a relay copies a worker one hop only)` },
+        a: {
+          type: 'relay-skipped',
+          uid: marked.uid,
+          reason: 'it was put there by relay "relay-b" (a relay copies a worker one hop only)',
+        },
+        b: {
+          type: 'relay-skipped',
+          uid: mine.uid,
+          reason: `it was put there by relay "${ID}" (a relay copies a worker one hop only)`,
+        },
       });
       expectObservable(calls, '^------').toBe('-----C-', { C: added(relayed(plain)) });
     });

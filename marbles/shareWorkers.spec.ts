@@ -12,7 +12,6 @@ const w2 = workerInfo({ uid: '22222222-2222-4222-8222-222222222222', address: 'h
 const w2b = workerInfo({ ...w2, version: '2' });
 const w3 = workerInfo({ uid: '33333333-3333-4333-8333-333333333333', address: 'h3:1', pid: 3, version: '1' });
 
-
 /** a = added 1, b = added 2, c = added 3, u = updated 2 (2'), v = added 2', x = dropped 1, y = dropped 2' */
 const values: Record<string, DiscoveryEvent> = {
   a: added(w1),
@@ -71,10 +70,7 @@ describe('shareWorkers (marbles)', () => {
       const expected2 = '    ---ab--#';
       const sub3 = '         ---------^-------';
       const expected3 = '    ----------a--b--#';
-      const sourceSubs = [
-        '                    ^------!',
-        '                    ---------^------!',
-      ];
+      const sourceSubs = ['                    ^------!', '                    ---------^------!'];
 
       const shared = source.pipe(shareWorkers());
       expectObservable(shared, sub1).toBe(expected1, values);
@@ -91,10 +87,7 @@ describe('shareWorkers (marbles)', () => {
       const expected1 = '    -a--b|';
       const sub2 = '         -------^-';
       const expected2 = '    --------a--b|';
-      const sourceSubs = [
-        '                    ^----!',
-        '                    -------^----!',
-      ];
+      const sourceSubs = ['                    ^----!', '                    -------^----!'];
 
       const shared = source.pipe(shareWorkers());
       expectObservable(shared, sub1).toBe(expected1, values);
@@ -128,10 +121,7 @@ describe('shareWorkers (marbles)', () => {
       const expected2 = '    --a-b-';
       const sub3 = '         ---------^--';
       const expected3 = '    ----------a--b--c--|';
-      const sourceSubs = [
-        '                    ^-----!',
-        '                    ---------^---------!',
-      ];
+      const sourceSubs = ['                    ^-----!', '                    ---------^---------!'];
 
       const shared = source.pipe(shareWorkers());
       expectObservable(shared, sub1).toBe(expected1, values);
@@ -165,10 +155,7 @@ describe('shareWorkers (marbles)', () => {
       const expected1 = '    -a-';
       const sub2 = '         ---------^-----';
       const expected2 = '    ----------a--b-';
-      const sourceSubs = [
-        '                    ^-----!',
-        '                    ---------^-----',
-      ];
+      const sourceSubs = ['                    ^-----!', '                    ---------^-----'];
 
       const shared = source.pipe(shareWorkers({ gracePeriod: 3 }));
       expectObservable(shared, sub1).toBe(expected1, values);

@@ -13,7 +13,14 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
     const w3 = testWorker(3);
     const w2v2 = testWorker(2, { version: '2.0.0' });
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold<DiscoveryItem>('  --a--b--S-----c--(de)--|', { a: added(w1), b: added(w2), S: SYNCED, c: added(w3), d: updated(w2v2), e: dropped(w1) });
+      const source = cold<DiscoveryItem>('  --a--b--S-----c--(de)--|', {
+        a: added(w1),
+        b: added(w2),
+        S: SYNCED,
+        c: added(w3),
+        d: updated(w2v2),
+        e: dropped(w1),
+      });
       const subs = '                     ^----------------------!';
       const expected = '                 --------A-----B--C-----|';
       expectObservable(source.pipe(syncedSnapshots(undefined))).toBe(expected, {
@@ -53,7 +60,13 @@ describe('syncedSnapshots (marbles): Discovery.snapshots()', () => {
     const c2 = testWorker(2);
     const g2 = testWorker(2, { tags: ['gpu'] });
     workerTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold<DiscoveryItem>('  -a-b-S--c--x--|', { a: added(g1), b: added(c2), S: SYNCED, c: updated(g2), x: updated(c2) });
+      const source = cold<DiscoveryItem>('  -a-b-S--c--x--|', {
+        a: added(g1),
+        b: added(c2),
+        S: SYNCED,
+        c: updated(g2),
+        x: updated(c2),
+      });
       const subs = '                     ^-------------!';
       const expected = '                 -----A--B--C--|';
       expectObservable(source.pipe(syncedSnapshots(gpu))).toBe(expected, {

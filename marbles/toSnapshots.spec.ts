@@ -4,7 +4,14 @@ import { Subject, asapScheduler, queueScheduler } from 'rxjs';
 import type { DiscoveryEvent, WorkerSnapshot } from '../src/events/types.js';
 import { diffSnapshots } from '../src/operators/diffSnapshots.js';
 import { toSnapshots } from '../src/operators/toSnapshots.js';
-import { added, dropped, snapshotOf as snap, updated, testWorker as w, workerTestScheduler as testScheduler } from '../src/testing/index.js';
+import {
+  added,
+  dropped,
+  snapshotOf as snap,
+  updated,
+  testWorker as w,
+  workerTestScheduler as testScheduler,
+} from '../src/testing/index.js';
 
 describe('toSnapshots (marbles)', () => {
   it('emits one snapshot per synchronous burst of events', () => {
