@@ -60,5 +60,13 @@ export default defineConfig([
   // The library: ESM + CJS with declarations for both.
   { ...common, entry, format: ['esm', 'cjs'], dts: true, clean: false },
   // The `woolrx` executable: ESM only, no declarations (it is not an API).
-  { ...common, entry: { main: 'src/cli/main.ts' }, format: ['esm'], dts: false, clean: false, outDir: 'dist/cli', shims: true },
+  {
+    ...common,
+    entry: { main: 'src/cli/main.ts' },
+    format: ['esm'],
+    dts: false,
+    clean: false,
+    outDir: 'dist/cli',
+    shims: true,
+  },
 ]);

@@ -55,7 +55,8 @@ function listFiles(dir) {
     .map((path) => path.split('\\').join('/'));
 }
 
-const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function importsOf(srcDir, file) {
   // Comments can quote imports (JSDoc examples): drop them first.
@@ -66,7 +67,9 @@ function importsOf(srcDir, file) {
   for (const match of text.matchAll(IMPORT)) {
     const specifier = match[1] ?? match[2];
     if (specifier === undefined || !specifier.startsWith('.')) continue;
-    const target = relative(srcDir, resolve(srcDir, dirname(file), specifier)).split('\\').join('/');
+    const target = relative(srcDir, resolve(srcDir, dirname(file), specifier))
+      .split('\\')
+      .join('/');
     found.push(target.replace(/\.js$/, '.ts'));
   }
   return found;
@@ -137,7 +140,12 @@ export function checkLayers(srcDir) {
         continue;
       }
       const parent = parentOf(to);
-      if (parent !== undefined && from !== parent && !from.startsWith(`${parent}/`) && rankOf.get(from) <= rankOf.get(parent)) {
+      if (
+        parent !== undefined &&
+        from !== parent &&
+        !from.startsWith(`${parent}/`) &&
+        rankOf.get(from) <= rankOf.get(parent)
+      ) {
         problems.push(`${file} (${from}) imports ${target} (${to}): private to ${parent}`);
       }
     }

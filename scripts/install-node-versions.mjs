@@ -21,7 +21,11 @@ export const CACHE = process.env.WOOLRX_NODE_CACHE ?? join(root, '.cache/node');
 function npm(args, cwd) {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return execFileSync('npm', [...args, '--fetch-retries=5'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      return execFileSync('npm', [...args, '--fetch-retries=5'], {
+        cwd,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (error) {
       if (attempt >= 3) throw error;
     }
@@ -49,7 +53,10 @@ export function installNode(spec) {
   const [arch, major] = spec.split(':');
   const pkg = `node-linux-${arch}`;
   mkdirSync(CACHE, { recursive: true });
-  const existing = readdirSync(CACHE).filter((name) => name.startsWith(`linux-${arch}-${major}.`)).sort().at(-1);
+  const existing = readdirSync(CACHE)
+    .filter((name) => name.startsWith(`linux-${arch}-${major}.`))
+    .sort()
+    .at(-1);
   if (existing !== undefined && existsSync(join(CACHE, existing, 'bin/node'))) return join(CACHE, existing, 'bin/node');
   const version = newest(pkg, major);
   const target = join(CACHE, `linux-${arch}-${version}`);

@@ -21,7 +21,9 @@ function newest(path) {
 }
 
 const built = statSync(output, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-const inputs = ['src', 'package.json', 'package-lock.json', 'tsup.config.ts', 'scripts/build'].map((path) => newest(join(root, path)));
+const inputs = ['src', 'package.json', 'package-lock.json', 'tsup.config.ts', 'scripts/build'].map((path) =>
+  newest(join(root, path)),
+);
 if (built === 0 || Math.max(...inputs) > built) {
   process.stderr.write('woolrx: building dist/ (npm run build) ...\n');
   const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 2, 2] });

@@ -35,7 +35,10 @@ const check = process.env.WOOLRX_NO_LEAK_CHECK !== '1';
 const before = check ? woolrxEntries() : new Set();
 // Piped, to hold the closing summary back until the leak check is printed;
 // colours as on a terminal when this process's stdout is one.
-const color = process.stdout.isTTY && process.env.FORCE_COLOR === undefined && process.env.NO_COLOR === undefined ? { FORCE_COLOR: '1' } : {};
+const color =
+  process.stdout.isTTY && process.env.FORCE_COLOR === undefined && process.env.NO_COLOR === undefined
+    ? { FORCE_COLOR: '1' }
+    : {};
 const runner = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-timeout=120000', ...files],

@@ -4,7 +4,14 @@
 import type { Observable } from 'rxjs';
 import { of } from 'rxjs';
 import type { Subscription } from 'rxjs';
-import type { Discovery, DiscoveryDiagnostic, DiscoveryEvent, DiscoveryItem, DiscoveryReader, WorkerSnapshot } from '../src/index.js';
+import type {
+  Discovery,
+  DiscoveryDiagnostic,
+  DiscoveryEvent,
+  DiscoveryItem,
+  DiscoveryReader,
+  WorkerSnapshot,
+} from '../src/index.js';
 import { discoveryFrom, exposeWorkers, workersFrom, type BridgePort } from '../src/bridge/index.js';
 import { expectTrue, expectType, type Equal } from './expect.js';
 
@@ -13,7 +20,13 @@ declare const port: BridgePort;
 
 expectType<Subscription>()(exposeWorkers(discovery, port));
 expectType<Subscription>()(exposeWorkers(discovery.watch(), port));
-expectType<Subscription>()(exposeWorkers(discovery.watch((w) => w.tags.includes('gpu')), port, { channel: 'gpu' }));
+expectType<Subscription>()(
+  exposeWorkers(
+    discovery.watch((w) => w.tags.includes('gpu')),
+    port,
+    { channel: 'gpu' },
+  ),
+);
 expectType<Subscription>()(exposeWorkers(discovery.events(), port));
 // Another bridge's reader can be passed on.
 expectType<Subscription>()(exposeWorkers(discoveryFrom(port), port));

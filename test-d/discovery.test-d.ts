@@ -1,6 +1,14 @@
 // The backend contract: Discovery and WorkerPublisher as a user sees them.
 import type { Observable } from 'rxjs';
-import type { Discovery, DiscoveryDiagnostic, DiscoveryEvent, DiscoveryItem, DiscoverySynced, WorkerInfo, WorkerPublisher } from '../src/index.js';
+import type {
+  Discovery,
+  DiscoveryDiagnostic,
+  DiscoveryEvent,
+  DiscoveryItem,
+  DiscoverySynced,
+  WorkerInfo,
+  WorkerPublisher,
+} from '../src/index.js';
 import { memoryDiscovery } from '../src/index.js';
 import { expectTrue, expectType, type Equal } from './expect.js';
 

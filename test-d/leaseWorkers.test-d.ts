@@ -14,7 +14,9 @@ expectType<WorkerLeases>()(leaseWorkers(discovery.watch()));
 leaseWorkers(of(1));
 
 void expectType<Promise<WorkerLease>>()(pool.acquire());
-void expectType<Promise<WorkerLease>>()(pool.acquire((w) => w.tags.includes('gpu'), { signal: AbortSignal.timeout(1000) }));
+void expectType<Promise<WorkerLease>>()(
+  pool.acquire((w) => w.tags.includes('gpu'), { signal: AbortSignal.timeout(1000) }),
+);
 // @ts-expect-error the predicate takes a WorkerInfo
 void pool.acquire((w: string) => w.length > 0);
 expectType<Observable<WorkerLease>>()(pool.lease());

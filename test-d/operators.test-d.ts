@@ -23,7 +23,9 @@ expectType<Observable<SecureWorker>>()(workers$.pipe(predicatedTake(isSecure, 2)
 expectType<Observable<WorkerInfo>>()(workers$.pipe(predicatedTake((worker) => worker.tags.includes('gpu'))));
 expectType<Observable<string>>()(mixed$.pipe(predicatedTake((item): item is string => typeof item === 'string')));
 // @ts-expect-error the guard's type is the result's type, not the source's
-expectType<Observable<string | number>>()(mixed$.pipe(predicatedTake((item): item is string => typeof item === 'string')));
+expectType<Observable<string | number>>()(
+  mixed$.pipe(predicatedTake((item): item is string => typeof item === 'string')),
+);
 // @ts-expect-error the predicate must be a function
 predicatedTake('gpu');
 // @ts-expect-error the count is a number

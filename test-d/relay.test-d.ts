@@ -10,7 +10,9 @@ declare const target: Discovery;
 
 expectType<Observable<RelayStatus>>()(relayWorkers(source, target));
 expectType<Observable<RelayStatus>>()(relayWorkers(source.watch(), target, { advertiseHost: '10.0.0.7' }));
-expectType<Observable<RelayStatus>>()(relayWorkers(source.events().pipe(filterWorkers((w) => w.tags.includes('gpu'))), target));
+expectType<Observable<RelayStatus>>()(
+  relayWorkers(source.events().pipe(filterWorkers((w) => w.tags.includes('gpu'))), target),
+);
 // @ts-expect-error the target must be a Discovery, not a stream
 relayWorkers(source, target.events());
 // @ts-expect-error options are checked

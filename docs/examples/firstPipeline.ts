@@ -17,8 +17,20 @@ export async function firstPipeline(): Promise<string[]> {
   const subscription = gpuWorkers$.subscribe((snapshot) => seen.push(describe(snapshot)));
   const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10)); // let a batch flush
 
-  const gpu = workerInfo({ uid: crypto.randomUUID(), address: '10.0.0.1:50051', pid: 101, version: '1.0.0', tags: ['gpu'] });
-  const cpu = workerInfo({ uid: crypto.randomUUID(), address: '10.0.0.2:50051', pid: 102, version: '1.0.0', tags: ['cpu'] });
+  const gpu = workerInfo({
+    uid: crypto.randomUUID(),
+    address: '10.0.0.1:50051',
+    pid: 101,
+    version: '1.0.0',
+    tags: ['gpu'],
+  });
+  const cpu = workerInfo({
+    uid: crypto.randomUUID(),
+    address: '10.0.0.2:50051',
+    pid: 102,
+    version: '1.0.0',
+    tags: ['cpu'],
+  });
   {
     await using publisher = discovery.publisher();
     await publisher.publish('worker-added', gpu);

@@ -29,11 +29,19 @@ const targets = [
 const onlyHost = process.argv.includes('--only-host');
 
 const flags = [
-  '-std=c11', '-O2', '-fPIC', '-shared', '-fvisibility=hidden',
-  '-Wall', '-Wextra', '-Werror',
+  '-std=c11',
+  '-O2',
+  '-fPIC',
+  '-shared',
+  '-fvisibility=hidden',
+  '-Wall',
+  '-Wextra',
+  '-Werror',
   '-DNODE_GYP_MODULE_NAME=woolrx_flock',
   `-I${include}`,
-  '-Wl,-z,noexecstack', '-Wl,-z,relro', '-s',
+  '-Wl,-z,noexecstack',
+  '-Wl,-z,relro',
+  '-s',
 ];
 
 rmSync(join(root, 'prebuilds'), { recursive: true, force: true });
@@ -58,7 +66,7 @@ if (missing.length > 0) {
   console.error(
     `prebuilds: no compiler for ${missing.map((t) => `${t.dir} (${t.libc}): ${t.cc}`).join(', ')}.\n` +
       `Install it (Debian: apt-get install ${[...new Set(missing.map((t) => t.apt))].join(' ')}), ` +
-      'or build the host\'s addon alone: node scripts/build/prebuilds.mjs --only-host',
+      "or build the host's addon alone: node scripts/build/prebuilds.mjs --only-host",
   );
   process.exit(1);
 }

@@ -35,7 +35,7 @@ const TONES: Record<Tone, { fill: string; stroke: string }> = {
 const INK = '#1f2933';
 const KEY = '▲ subscribe · ⁄ unsubscribe · | complete · ✕ error · dashed pill: one frame, in order · bold: subscribed';
 const MUTED = '#9aa5b1';
-const FONT = "font-family=\"ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace\"";
+const FONT = 'font-family="ui-monospace, SFMono-Regular, Menlo, Consolas, \'DejaVu Sans Mono\', monospace"';
 
 /** A notification parsed from a marble string, at its frame. */
 type Mark =
@@ -103,7 +103,9 @@ function renderLine(line: MarbleLine, y: number, width: number, toneOf: (key: st
   const out: string[] = [];
   const x0 = LABEL_WIDTH + MARGIN;
   const x1 = width - MARGIN;
-  out.push(`<text x="${fmt(LABEL_WIDTH)}" y="${fmt(y + 4)}" text-anchor="end" font-size="13" fill="${INK}" ${FONT}>${escapeXml(line.label)}</text>`);
+  out.push(
+    `<text x="${fmt(LABEL_WIDTH)}" y="${fmt(y + 4)}" text-anchor="end" font-size="13" fill="${INK}" ${FONT}>${escapeXml(line.label)}</text>`,
+  );
   // The timeline: thin and muted outside the subscription, bold inside it.
   const subs = line.subscription === undefined ? [] : parseMarbles(line.subscription).marks;
   const start = subs.find((m) => m.kind === 'subscribe');
@@ -112,35 +114,55 @@ function renderLine(line: MarbleLine, y: number, width: number, toneOf: (key: st
   const terminal = marks.find((m) => m.kind === 'complete' || m.kind === 'error');
   const spanFrom = start === undefined ? x0 : xOf(start);
   const spanTo = end !== undefined ? xOf(end) : terminal !== undefined ? xOf(terminal) : x1 - 10;
-  out.push(`<line x1="${fmt(x0)}" y1="${fmt(y)}" x2="${fmt(x1 - 10)}" y2="${fmt(y)}" stroke="${MUTED}" stroke-width="1.5"/>`);
-  out.push(`<polygon points="${fmt(x1)},${fmt(y)} ${fmt(x1 - 11)},${fmt(y - 5)} ${fmt(x1 - 11)},${fmt(y + 5)}" fill="${MUTED}"/>`);
-  out.push(`<line x1="${fmt(spanFrom)}" y1="${fmt(y)}" x2="${fmt(spanTo)}" y2="${fmt(y)}" stroke="${INK}" stroke-width="2.5"/>`);
+  out.push(
+    `<line x1="${fmt(x0)}" y1="${fmt(y)}" x2="${fmt(x1 - 10)}" y2="${fmt(y)}" stroke="${MUTED}" stroke-width="1.5"/>`,
+  );
+  out.push(
+    `<polygon points="${fmt(x1)},${fmt(y)} ${fmt(x1 - 11)},${fmt(y - 5)} ${fmt(x1 - 11)},${fmt(y + 5)}" fill="${MUTED}"/>`,
+  );
+  out.push(
+    `<line x1="${fmt(spanFrom)}" y1="${fmt(y)}" x2="${fmt(spanTo)}" y2="${fmt(y)}" stroke="${INK}" stroke-width="2.5"/>`,
+  );
   if (start !== undefined) {
     const x = xOf(start);
-    out.push(`<polygon points="${fmt(x)},${fmt(y + 15)} ${fmt(x - 6)},${fmt(y + 24)} ${fmt(x + 6)},${fmt(y + 24)}" fill="${INK}"><title>subscribe</title></polygon>`);
+    out.push(
+      `<polygon points="${fmt(x)},${fmt(y + 15)} ${fmt(x - 6)},${fmt(y + 24)} ${fmt(x + 6)},${fmt(y + 24)}" fill="${INK}"><title>subscribe</title></polygon>`,
+    );
   }
   if (end !== undefined) {
     const x = xOf(end);
-    out.push(`<g stroke="${INK}" stroke-width="2"><title>unsubscribe</title><line x1="${fmt(x)}" y1="${fmt(y - 9)}" x2="${fmt(x)}" y2="${fmt(y + 9)}" stroke-dasharray="3 2"/><line x1="${fmt(x - 5)}" y1="${fmt(y + 24)}" x2="${fmt(x + 5)}" y2="${fmt(y + 15)}"/></g>`);
+    out.push(
+      `<g stroke="${INK}" stroke-width="2"><title>unsubscribe</title><line x1="${fmt(x)}" y1="${fmt(y - 9)}" x2="${fmt(x)}" y2="${fmt(y + 9)}" stroke-dasharray="3 2"/><line x1="${fmt(x - 5)}" y1="${fmt(y + 24)}" x2="${fmt(x + 5)}" y2="${fmt(y + 15)}"/></g>`,
+    );
   }
   // Groups: a pill behind the members of one frame.
   for (const mark of marks) {
     if (mark.index === 0 && mark.groupSize > 1) {
       const left = xOf(mark) - RADIUS - 4;
       const right = xOf(mark) + (mark.groupSize - 1) * GROUP_STEP + RADIUS + 4;
-      out.push(`<rect x="${fmt(left)}" y="${fmt(y - RADIUS - 4)}" width="${fmt(right - left)}" height="${fmt(2 * RADIUS + 8)}" rx="${fmt(RADIUS + 4)}" fill="#f3f5f7" stroke="${MUTED}" stroke-dasharray="3 2"/>`);
+      out.push(
+        `<rect x="${fmt(left)}" y="${fmt(y - RADIUS - 4)}" width="${fmt(right - left)}" height="${fmt(2 * RADIUS + 8)}" rx="${fmt(RADIUS + 4)}" fill="#f3f5f7" stroke="${MUTED}" stroke-dasharray="3 2"/>`,
+      );
     }
   }
   for (const mark of marks) {
     const x = xOf(mark);
     if (mark.kind === 'next') {
       const tone = TONES[toneOf(mark.key)];
-      out.push(`<circle cx="${fmt(x)}" cy="${fmt(y)}" r="${RADIUS}" fill="${tone.fill}" stroke="${tone.stroke}" stroke-width="2"/>`);
-      out.push(`<text x="${fmt(x)}" y="${fmt(y + 4.5)}" text-anchor="middle" font-size="13" font-weight="bold" fill="${INK}" ${FONT}>${escapeXml(mark.key)}</text>`);
+      out.push(
+        `<circle cx="${fmt(x)}" cy="${fmt(y)}" r="${RADIUS}" fill="${tone.fill}" stroke="${tone.stroke}" stroke-width="2"/>`,
+      );
+      out.push(
+        `<text x="${fmt(x)}" y="${fmt(y + 4.5)}" text-anchor="middle" font-size="13" font-weight="bold" fill="${INK}" ${FONT}>${escapeXml(mark.key)}</text>`,
+      );
     } else if (mark.kind === 'complete') {
-      out.push(`<line x1="${fmt(x)}" y1="${fmt(y - 14)}" x2="${fmt(x)}" y2="${fmt(y + 14)}" stroke="${INK}" stroke-width="3"><title>complete</title></line>`);
+      out.push(
+        `<line x1="${fmt(x)}" y1="${fmt(y - 14)}" x2="${fmt(x)}" y2="${fmt(y + 14)}" stroke="${INK}" stroke-width="3"><title>complete</title></line>`,
+      );
     } else if (mark.kind === 'error') {
-      out.push(`<g stroke="#c0392b" stroke-width="3" stroke-linecap="round"><title>error</title><line x1="${fmt(x - 9)}" y1="${fmt(y - 9)}" x2="${fmt(x + 9)}" y2="${fmt(y + 9)}"/><line x1="${fmt(x - 9)}" y1="${fmt(y + 9)}" x2="${fmt(x + 9)}" y2="${fmt(y - 9)}"/></g>`);
+      out.push(
+        `<g stroke="#c0392b" stroke-width="3" stroke-linecap="round"><title>error</title><line x1="${fmt(x - 9)}" y1="${fmt(y - 9)}" x2="${fmt(x + 9)}" y2="${fmt(y + 9)}"/><line x1="${fmt(x - 9)}" y1="${fmt(y + 9)}" x2="${fmt(x + 9)}" y2="${fmt(y - 9)}"/></g>`,
+      );
     }
   }
   return out;
@@ -156,7 +178,9 @@ export function renderDiagram(diagram: MarbleDiagram): string {
     }),
   );
   // Wide enough for the timelines and for the title (bold 14px: about 8.2px a character).
-  const width = Math.ceil(Math.max(LABEL_WIDTH + 2 * MARGIN + (frames + 1.5) * FRAME, 2 * MARGIN + diagram.title.length * 8.2));
+  const width = Math.ceil(
+    Math.max(LABEL_WIDTH + 2 * MARGIN + (frames + 1.5) * FRAME, 2 * MARGIN + diagram.title.length * 8.2),
+  );
   const tones = new Map(diagram.legend.map((entry) => [entry.key, entry.tone]));
   const toneOf = (key: string): Tone => tones.get(key) ?? 'item';
   const inputs = diagram.lines.filter((l) => l.role === 'input');
@@ -165,19 +189,33 @@ export function renderDiagram(diagram: MarbleDiagram): string {
   const longest = Math.max(...diagram.legend.map((entry) => entry.text.length));
   const legendColumns = 2 * (30 + longest * 6.6) <= width - 2 * MARGIN ? 2 : 1;
   const legendRows = Math.ceil(diagram.legend.length / legendColumns);
-  const height = TITLE_HEIGHT + inputs.length * ROW + OPERATOR_HEIGHT + 12 + outputs.length * ROW + 10 + (legendRows + 1) * LEGEND_ROW + MARGIN;
+  const height =
+    TITLE_HEIGHT +
+    inputs.length * ROW +
+    OPERATOR_HEIGHT +
+    12 +
+    outputs.length * ROW +
+    10 +
+    (legendRows + 1) * LEGEND_ROW +
+    MARGIN;
 
   const body: string[] = [];
   body.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
-  body.push(`<text x="${MARGIN}" y="22" font-size="14" font-weight="bold" fill="${INK}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">${escapeXml(diagram.title)}</text>`);
+  body.push(
+    `<text x="${MARGIN}" y="22" font-size="14" font-weight="bold" fill="${INK}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">${escapeXml(diagram.title)}</text>`,
+  );
   let y = TITLE_HEIGHT + ROW / 2;
   for (const line of inputs) {
     body.push(...renderLine(line, y, width, toneOf));
     y += ROW;
   }
   const boxTop = y - ROW / 2 + 6;
-  body.push(`<rect x="${MARGIN}" y="${fmt(boxTop)}" width="${width - 2 * MARGIN}" height="${OPERATOR_HEIGHT}" rx="6" fill="#f3f5f7" stroke="${INK}" stroke-width="1.5"/>`);
-  body.push(`<text x="${fmt(width / 2)}" y="${fmt(boxTop + OPERATOR_HEIGHT / 2 + 5)}" text-anchor="middle" font-size="15" fill="${INK}" ${FONT}>${escapeXml(diagram.operator)}</text>`);
+  body.push(
+    `<rect x="${MARGIN}" y="${fmt(boxTop)}" width="${width - 2 * MARGIN}" height="${OPERATOR_HEIGHT}" rx="6" fill="#f3f5f7" stroke="${INK}" stroke-width="1.5"/>`,
+  );
+  body.push(
+    `<text x="${fmt(width / 2)}" y="${fmt(boxTop + OPERATOR_HEIGHT / 2 + 5)}" text-anchor="middle" font-size="15" fill="${INK}" ${FONT}>${escapeXml(diagram.operator)}</text>`,
+  );
   y = boxTop + OPERATOR_HEIGHT + 12 + ROW / 2;
   for (const line of outputs) {
     body.push(...renderLine(line, y, width, toneOf));
@@ -191,9 +229,15 @@ export function renderDiagram(diagram: MarbleDiagram): string {
     const x = MARGIN + column * columnWidth + 9;
     const cy = legendTop + row * LEGEND_ROW + LEGEND_ROW / 2;
     const tone = TONES[entry.tone];
-    body.push(`<circle cx="${fmt(x)}" cy="${fmt(cy)}" r="8" fill="${tone.fill}" stroke="${tone.stroke}" stroke-width="1.5"/>`);
-    body.push(`<text x="${fmt(x)}" y="${fmt(cy + 3.5)}" text-anchor="middle" font-size="10" font-weight="bold" fill="${INK}" ${FONT}>${escapeXml(entry.key)}</text>`);
-    body.push(`<text x="${fmt(x + 15)}" y="${fmt(cy + 4)}" font-size="12" fill="${INK}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">${escapeXml(entry.text)}</text>`);
+    body.push(
+      `<circle cx="${fmt(x)}" cy="${fmt(cy)}" r="8" fill="${tone.fill}" stroke="${tone.stroke}" stroke-width="1.5"/>`,
+    );
+    body.push(
+      `<text x="${fmt(x)}" y="${fmt(cy + 3.5)}" text-anchor="middle" font-size="10" font-weight="bold" fill="${INK}" ${FONT}>${escapeXml(entry.key)}</text>`,
+    );
+    body.push(
+      `<text x="${fmt(x + 15)}" y="${fmt(cy + 4)}" font-size="12" fill="${INK}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">${escapeXml(entry.text)}</text>`,
+    );
   });
 
   body.push(
