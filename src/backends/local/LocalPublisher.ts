@@ -10,13 +10,12 @@ import { removeLockParent } from './lock/namespaceLock.js';
 import { cleanupNamespace } from './namespaceCleanup.js';
 import { isAlive } from './Reclaimer.js';
 import { JOURNAL_ADDED, JOURNAL_UPDATED } from './journal/Journal.js';
-import { FREE_SLOT } from './segment/slotTable.js';
+import { FREE_SLOT, uidBytes } from './segment/slotTable.js';
 import { NamespaceWriter, SegmentNotReady } from './NamespaceWriter.js';
 import type { SegmentFile } from './segment/SegmentFile.js';
 import { touchNotify } from './notify/notify.js';
 import type { LocalSettings } from './types.js';
 import type { LocalNames } from './names/localNames.js';
-import { uidBytes } from './segment/slotTable.js';
 import { UnsafeObjectError } from './safe-fs/UnsafeObjectError.js';
 import { unlinkQuietly } from './safe-fs/safeFs.js';
 import { writeBlock } from './block/blockFile.js';
@@ -86,7 +85,9 @@ export class LocalPublisher extends PublisherBase {
       kind: 'warning',
       namespace: this.#names.namespace,
       uid: worker.uid,
-      message: `Worker ${worker.uid} names pid ${pid}, which is not a live process on this host: subscribers that check liveness (the default) will drop it and reclaim its slot at once`,
+      message:
+        `Worker ${worker.uid} names pid ${pid}, which is not a live process on this host: subscribers that check ` +
+        `liveness (the default) will drop it and reclaim its slot at once`,
     });
   }
 
@@ -99,37 +100,51 @@ export class LocalPublisher extends PublisherBase {
         removeLockParent(this.#names);
         return;
       }
-      await this.#writer.locked((segment) => {
-        for (const [uid, { ino }] of this.#registered) {
-          // Re-registered by someone else since (a new block): not ours any more.
-          if (this.#writer.blockIno(uid) !== ino) continue;
-          // Touched here, not after the release: the cleanup below may
-          // remove the notification file, which a later touch would re-create.
-          if (segment !== undefined && this.#writer.withdraw(segment, uid)) touchNotify(this.#names);
-          // Its slot went with a segment removed (or replaced) from outside
-          // (wool's owner unlinks its segment at exit): the block is still ours.
-          else unlinkQuietly(this.#writer.blockPath(uid));
-        }
-        this.#registered.clear();
-        this.#writer.forget();
-        // Holding both locks: may also unlink wool's lock file.
-        cleanupNamespace(this.#names);
-        return 0;
-      }, false, false);
+      await this.#writer.locked(
+        (segment) => {
+          for (const [uid, { ino }] of this.#registered) {
+            // Re-registered by someone else since (a new block): not ours any more.
+            if (this.#writer.blockIno(uid) !== ino) continue;
+            // Touched here, not after the release: the cleanup below may
+            // remove the notification file, which a later touch would re-create.
+            if (segment !== undefined && this.#writer.withdraw(segment, uid)) touchNotify(this.#names);
+            // Its slot went with a segment removed (or replaced) from outside
+            // (wool's owner unlinks its segment at exit): the block is still ours.
+            else unlinkQuietly(this.#writer.blockPath(uid));
+          }
+          this.#registered.clear();
+          this.#writer.forget();
+          // Holding both locks: may also unlink wool's lock file.
+          cleanupNamespace(this.#names);
+          return 0;
+        },
+        false,
+        false,
+      );
       // Empty once released if the namespace (or just the journal) is gone; a no-op otherwise.
       removeLockParent(this.#names);
     } catch (error) {
       // An object of the namespace is unsafe (another user's, a symbolic
       // link): nothing of it was used, so nothing is left to withdraw.
       if (!(error instanceof UnsafeObjectError)) throw error;
-      this.#diagnostics.next({ kind: 'warning', namespace: this.namespace, message: `Closing the publisher left the namespace alone: ${error.message}`, error });
+      this.#diagnostics.next({
+        kind: 'warning',
+        namespace: this.namespace,
+        message: `Closing the publisher left the namespace alone: ${error.message}`,
+        error,
+      });
     } finally {
       this.#writer.close();
     }
   }
 
   /** One publish, under the lock. @returns The journal records appended (each owes a notification). */
-  #change(segment: SegmentFile | undefined, type: DiscoveryEventType, worker: WorkerInfo, payload: Uint8Array | undefined): number {
+  #change(
+    segment: SegmentFile | undefined,
+    type: DiscoveryEventType,
+    worker: WorkerInfo,
+    payload: Uint8Array | undefined,
+  ): number {
     const uid = worker.uid;
     const writer = this.#writer;
     if (type === 'worker-dropped') {

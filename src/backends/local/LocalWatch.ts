@@ -5,13 +5,12 @@ import type { DiscoveryDiagnostic } from '../../discovery/types.js';
 import { BlockReader, MAX_OPEN_BLOCKS } from './block/BlockReader.js';
 import { JOURNAL_DROPPED, type JournalRecord } from './journal/Journal.js';
 import { JournalFollower } from './journal/JournalFollower.js';
-import { MAX_READ_CAPACITY } from './segment/slotTable.js';
+import { MAX_READ_CAPACITY, slotUid } from './segment/slotTable.js';
 import { MAX_READ_BLOCK } from './block/blockFile.js';
 import { leaveNamespace } from './namespaceCleanup.js';
 import { NotifyWatcher } from './notify/notify.js';
 import { Reclaimer, type Withdraw } from './Reclaimer.js';
 import { SlotMirror, VERIFY_SLOTS, type MirrorRead } from './segment/SlotMirror.js';
-import { slotUid } from './segment/slotTable.js';
 import type { LocalSettings } from './types.js';
 import type { LocalNames } from './names/localNames.js';
 import { BlockSweep, WorkerBlocks, type WorkerEntry } from './block/WorkerBlocks.js';
@@ -112,7 +111,16 @@ export class LocalWatch {
     this.#workers = new WorkerBlocks(names.namespace, reader, this.#journal, schedule, sink, diagnostics);
     const workers = this.#workers;
     const registrant = (uid: string): number => workers.registrant(uid);
-    this.#reclaimer = new Reclaimer(names.namespace, settings, diagnostics, workers.ledger, reader, withdraw, schedule, registrant);
+    this.#reclaimer = new Reclaimer(
+      names.namespace,
+      settings,
+      diagnostics,
+      workers.ledger,
+      reader,
+      withdraw,
+      schedule,
+      registrant,
+    );
   }
 
   /** Starts watching and reads the current state, synchronously: the initial `worker-added` burst. */
@@ -159,14 +167,18 @@ export class LocalWatch {
       'no-header': 'it is shorter than its 16-byte header',
       'no-magic': 'its WLD1 header is missing (destroyed, or still being created)',
       'zero-capacity': 'its header claims a capacity of 0',
-      'too-large': `its header claims a capacity of ${problem.capacity} slots, more than the ${problem.maxCapacity} read at most`,
+      'too-large':
+        `its header claims a capacity of ${problem.capacity} slots, more than the ${problem.maxCapacity} read at ` +
+        `most`,
       truncated: `it is ${problem.size} bytes, too short for its ${problem.capacity} slots (truncated)`,
     }[problem.kind];
     const kept = read.held ? '; the workers last read from it are kept until it can be read again' : '';
     this.#diagnostics.next({
       kind: 'malformed-record',
       namespace: this.#names.namespace,
-      message: `Segment ${this.#names.segmentPath} of namespace ${JSON.stringify(this.#names.namespace)} is not usable: ${why}${kept}`,
+      message:
+        `Segment ${this.#names.segmentPath} of namespace ${JSON.stringify(this.#names.namespace)} is not usable: ` +
+        `${why}${kept}`,
     });
   }
 
@@ -195,7 +207,9 @@ export class LocalWatch {
       this.#diagnostics.next({
         kind: 'malformed-record',
         namespace: this.#names.namespace,
-        message: `${problem.message} (namespace ${JSON.stringify(this.#names.namespace)}); finding the changes in the segment instead`,
+        message:
+          `${problem.message} (namespace ${JSON.stringify(this.#names.namespace)}); finding the changes in the ` +
+          `segment instead`,
       });
     }
     const skipped = journal.takeSkipped();
@@ -215,7 +229,10 @@ export class LocalWatch {
       kind: 'malformed-record',
       namespace: this.#names.namespace,
       uid,
-      message: `Journal record ${first.seq} of namespace ${JSON.stringify(this.#names.namespace)} (worker ${uid} ${what} slot ${first.slot ?? 'unknown'}) does not match the segment${more}: not applied (a journal record is a hint; the slots and blocks are the truth); reading the segment instead`,
+      message:
+        `Journal record ${first.seq} of namespace ${JSON.stringify(this.#names.namespace)} (worker ${uid} ${what} ` +
+        `slot ${first.slot ?? 'unknown'}) does not match the segment${more}: not applied (a journal record is a ` +
+        `hint; the slots and blocks are the truth); reading the segment instead`,
     });
   }
 
@@ -230,7 +247,10 @@ export class LocalWatch {
       this.#scanReports.clear();
     } catch (error) {
       if (this.#scanReports.seen(errorMessage(error))) {
-        this.#warn(`Scanning namespace ${JSON.stringify(this.#names.namespace)} failed; retrying on the next change`, error);
+        this.#warn(
+          `Scanning namespace ${JSON.stringify(this.#names.namespace)} failed; retrying on the next change`,
+          error,
+        );
       }
       this.#full = true;
     }

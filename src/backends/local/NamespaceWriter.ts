@@ -4,21 +4,25 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Subject } from 'rxjs';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
 import { SegmentNotReadyError, SegmentTooLargeError } from './segment/segmentErrors.js';
-import { acquireNamespaceLock, clearIntent, readIntent, removeLockParent, writeIntent, type NamespaceLockOptions } from './lock/namespaceLock.js';
-import { blockName } from './block/blockFile.js';
+import {
+  acquireNamespaceLock,
+  clearIntent,
+  readIntent,
+  removeLockParent,
+  writeIntent,
+  type NamespaceLockOptions,
+} from './lock/namespaceLock.js';
+import { blockName, LENGTH_PREFIX } from './block/blockFile.js';
 import { recordSegmentOwner } from './namespaceCleanup.js';
 import type { DropReason } from '../../events/types.js';
 import { Journal, JOURNAL_DROPPED } from './journal/Journal.js';
-import { FREE_SLOT, MAX_READ_CAPACITY, SLOT_SIZE } from './segment/slotTable.js';
-import { LENGTH_PREFIX } from './block/blockFile.js';
+import { FREE_SLOT, MAX_READ_CAPACITY, SLOT_SIZE, slotUid, uidBytes } from './segment/slotTable.js';
 import { SegmentFile } from './segment/SegmentFile.js';
 import { SlotIndex } from './segment/SlotIndex.js';
-import { slotUid } from './segment/slotTable.js';
 import { tmpdirError } from './TmpdirUnusableError.js';
 import { openNotify, touchNotify } from './notify/notify.js';
 import type { LocalSettings } from './types.js';
 import type { LocalNames } from './names/localNames.js';
-import { uidBytes } from './segment/slotTable.js';
 import { FileLock } from './lock/FileLock.js';
 import { LockHolding, type Release } from './lock/LockHolding.js';
 import type { Withdraw } from './Reclaimer.js';
@@ -82,7 +86,9 @@ export class NamespaceWriter {
         diagnostics.next({
           kind: 'warning',
           namespace: names.namespace,
-          message: `Could not notify subscribers of namespace ${JSON.stringify(names.namespace)} of ${count} change(s); they find them at their next poll`,
+          message:
+            `Could not notify subscribers of namespace ${JSON.stringify(names.namespace)} of ${count} change(s); ` +
+            `they find them at their next poll`,
           error,
         }),
     );
@@ -323,7 +329,10 @@ export class NamespaceWriter {
     this.#intended = true;
   }
 
-  /** Clears the intent record if one is written (before the lock is released). Never throws: a record left is the next holder's to recover. */
+  /**
+   * Clears the intent record if one is written (before the lock is released). Never throws: a
+   * record left is the next holder's to recover.
+   */
   #clearIntent(): void {
     const fd = this.#rxFlock.fd;
     if (!this.#intended || fd === undefined) return;
@@ -370,7 +379,9 @@ export class NamespaceWriter {
           kind: 'recovered',
           namespace: this.#names.namespace,
           uid,
-          message: `Removed the orphan block of worker ${uid}, left by a lock holder that died between its block and its slot`,
+          message:
+            `Removed the orphan block of worker ${uid}, left by a lock holder that died between its block and its ` +
+            `slot`,
         });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

@@ -102,11 +102,13 @@ export class Reclaimer {
     if (sweepAll) {
       this.#lastSweep = now;
       this.#aliveAt.clear();
-      for (const worker of this.#ledger.values()) if ((pid = this.#dead(worker, now, period)) > 0) (dead ??= []).push({ uid: worker.uid, pid });
+      for (const worker of this.#ledger.values())
+        if ((pid = this.#dead(worker, now, period)) > 0) (dead ??= []).push({ uid: worker.uid, pid });
     } else {
       for (const entry of fresh) {
         const worker = this.#ledger.get(entry.uid);
-        if (worker !== undefined && (pid = this.#dead(worker, now, period)) > 0) (dead ??= []).push({ uid: worker.uid, pid });
+        if (worker !== undefined && (pid = this.#dead(worker, now, period)) > 0)
+          (dead ??= []).push({ uid: worker.uid, pid });
       }
     }
     if (dead !== undefined) this.#reclaim(dead);
@@ -169,7 +171,9 @@ export class Reclaimer {
               kind: 'recovered',
               namespace: this.#namespace,
               uid,
-              message: `Worker ${uid} is gone (pid ${pid} no longer exists: the process its registrant named); reclaimed its slot and block`,
+              message:
+                `Worker ${uid} is gone (pid ${pid} no longer exists: the process its registrant named); reclaimed ` +
+                `its slot and block`,
             });
           }
         },

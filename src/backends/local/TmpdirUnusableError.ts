@@ -21,7 +21,8 @@ export class TmpdirUnusableError extends WoolrxError {
   constructor(path: string, why: string, cause?: unknown) {
     super(
       'WOOLRX_TMPDIR_UNUSABLE',
-      `localDiscovery: tmpdir ${path} ${why}; pass an existing directory this user can write as option tmpdir (default: os.tmpdir(), from $TMPDIR)`,
+      `localDiscovery: tmpdir ${path} ${why}; pass an existing directory this user can write as option tmpdir ` +
+        `(default: os.tmpdir(), from $TMPDIR)`,
       cause === undefined ? undefined : { cause },
     );
     this.path = path;

@@ -4,11 +4,10 @@ import { Subject } from 'rxjs';
 import { createDiscovery } from '../../discovery/createDiscovery.js';
 import type { Discovery, DiscoveryDiagnostic } from '../../discovery/types.js';
 import { readNamespace, readOptions } from '../../discovery/readOptions.js';
-import { SHM_DIR } from './names/localNames.js';
+import { SHM_DIR, localNames } from './names/localNames.js';
 import { LocalPublisher } from './LocalPublisher.js';
 import { LocalWatch } from './LocalWatch.js';
 import { NamespaceWriter } from './NamespaceWriter.js';
-import { localNames } from './names/localNames.js';
 import { SharedMemoryUnavailableError } from './segment/segmentErrors.js';
 import { tmpdirError } from './TmpdirUnusableError.js';
 import type { LocalDiscoveryOptions, LocalSettings } from './types.js';
@@ -46,7 +45,9 @@ function settingsOf(options: LocalDiscoveryOptions): LocalSettings & { readonly 
   return {
     capacity: read.integer('capacity', 128, 1, 1 << 24),
     blockSize: read.integer('blockSize', 1024, 16, 1 << 24),
-    lockTimeout: read.check('lockTimeout', `an integer from 0 to ${MAX_MS}, or Infinity (wait without bound)`, isLockTimeout) ?? 30_000,
+    lockTimeout:
+      read.check('lockTimeout', `an integer from 0 to ${MAX_MS}, or Infinity (wait without bound)`, isLockTimeout) ??
+      30_000,
     pollInterval: pollInterval === false ? 0 : pollInterval,
     liveness: read.boolean('liveness', true),
     tmpdir: read.check('tmpdir', 'a directory path', isPath),

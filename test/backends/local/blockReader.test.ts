@@ -10,11 +10,10 @@ import { Subject } from 'rxjs';
 import { encodeWorker } from '../../../src/codec/encodeWorker.js';
 import { BlockReader, type BlockHandle, type BlockRead } from '../../../src/backends/local/block/BlockReader.js';
 import { blockName } from '../../../src/backends/local/block/blockFile.js';
-import { BlockSweep } from '../../../src/backends/local/block/WorkerBlocks.js';
+import { BlockSweep, WorkerBlocks } from '../../../src/backends/local/block/WorkerBlocks.js';
 import { Journal, JOURNAL_ADDED } from '../../../src/backends/local/journal/Journal.js';
 import { JournalFollower } from '../../../src/backends/local/journal/JournalFollower.js';
 import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
-import { WorkerBlocks } from '../../../src/backends/local/block/WorkerBlocks.js';
 import type { DiscoveryDiagnostic } from '../../../src/discovery/types.js';
 import type { DiscoveryEvent } from '../../../src/events/types.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
@@ -172,7 +171,7 @@ describe('WorkerBlocks', () => {
     assert.equal(events.length, 3);
   });
 
-  it('skips a malformed record (undecodable, another worker\'s, impossible length), reporting each once; pending until valid', () => {
+  it("skips a malformed record (undecodable, another worker's, impossible length), reporting each once; pending until valid", () => {
     const { events, diagnostics, workers } = setup();
     const w = makeWorker();
     const entry = workers.add(w.uid);
@@ -201,7 +200,10 @@ describe('WorkerBlocks', () => {
     unlinkSync(join(dir, blockName(w.uid)));
     writeBlockFile(w.uid, recordOf(encodeWorker(w))); // a new, valid block
     for (const pending of workers.takePending()) workers.recheck(pending);
-    assert.deepEqual(events.map((event) => event.type), ['worker-added']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['worker-added'],
+    );
     assert.equal(workers.pendingCount, 0);
     workers.close();
   });
@@ -221,7 +223,10 @@ describe('WorkerBlocks', () => {
     assert.equal(scheduled(), 1);
     journal.follow(() => true);
     for (const pending of workers.takePending()) workers.recheck(pending);
-    assert.deepEqual(events.map((event) => event.type), ['worker-added']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['worker-added'],
+    );
     writer.close();
     journal.close();
     workers.close();

@@ -15,7 +15,6 @@ const SUBSCRIBERS = 4;
 const OPS = 2_000;
 const POOL = 25; // uids per publisher
 
-
 const namespace = uniqueNamespace('churn');
 const allUids: string[] = [];
 
@@ -26,7 +25,11 @@ after(async () => {
 });
 
 function plan(publisher: number, random: () => number, final: Map<string, WorkerInfo>) {
-  const uids = Array.from({ length: POOL }, (_, i) => `${(publisher + 1).toString(16).padStart(8, '0')}-0000-4000-8000-${(i + 1).toString(16).padStart(12, '0')}`);
+  const uids = Array.from(
+    { length: POOL },
+    (_, i) =>
+      `${(publisher + 1).toString(16).padStart(8, '0')}-0000-4000-8000-${(i + 1).toString(16).padStart(12, '0')}`,
+  );
   allUids.push(...uids);
   const ops: { type: DiscoveryEventType; worker: WorkerInfo }[] = [];
   let serial = 0;
@@ -88,11 +91,19 @@ function replay(events: readonly DiscoveryEvent[], label: string): Map<string, W
 
 describe('local backend under churn', () => {
   it(`${PUBLISHERS} publishers × ${SUBSCRIBERS} subscribers, ${OPS} operations: exact convergence, no spurious updates`, async () => {
-    const subscribers = Array.from({ length: SUBSCRIBERS }, () => new Child('subscriber.ts', [namespace, JSON.stringify({ capacity: 256 })]));
-    const publishers = Array.from({ length: PUBLISHERS }, () => new Child('publisher.ts', [namespace, JSON.stringify({ capacity: 256, pollInterval: false })]));
+    const subscribers = Array.from(
+      { length: SUBSCRIBERS },
+      () => new Child('subscriber.ts', [namespace, JSON.stringify({ capacity: 256 })]),
+    );
+    const publishers = Array.from(
+      { length: PUBLISHERS },
+      () => new Child('publisher.ts', [namespace, JSON.stringify({ capacity: 256, pollInterval: false })]),
+    );
     await waitFor(() => [...subscribers, ...publishers].every((c) => c.messages.length > 0), 'children ready', 30_000);
     const events = (child: Child) =>
-      child.messages.flatMap((m) => ((m as { event?: DiscoveryEvent }).event ? [(m as { event: DiscoveryEvent }).event] : []));
+      child.messages.flatMap((m) =>
+        (m as { event?: DiscoveryEvent }).event ? [(m as { event: DiscoveryEvent }).event] : [],
+      );
 
     const random = prng(0xc0ffee);
     const finals = publishers.map(() => new Map<string, WorkerInfo>());
@@ -106,7 +117,10 @@ describe('local backend under churn', () => {
       await waitFor(
         () => {
           const got = replay(events(subscriber), `subscriber ${i}`);
-          return got.size === expected.size && [...expected].every(([uid, w]) => got.has(uid) && sameWorker(got.get(uid) as WorkerInfo, w));
+          return (
+            got.size === expected.size &&
+            [...expected].every(([uid, w]) => got.has(uid) && sameWorker(got.get(uid) as WorkerInfo, w))
+          );
         },
         `subscriber ${i} to converge on ${expected.size} workers`,
         20_000,
@@ -118,10 +132,16 @@ describe('local backend under churn', () => {
     // Withdrawal: closing every publisher empties every subscriber.
     await Promise.all(publishers.map((child) => child.call({ op: 'exit' })));
     for (const [i, subscriber] of subscribers.entries()) {
-      await waitFor(() => replay(events(subscriber), `subscriber ${i}`).size === 0, `subscriber ${i} to see every worker withdrawn`);
+      await waitFor(
+        () => replay(events(subscriber), `subscriber ${i}`).size === 0,
+        `subscriber ${i} to see every worker withdrawn`,
+      );
     }
     await Promise.all(subscribers.map((child) => child.call({ op: 'stop' })));
     const codes = await Promise.all([...subscribers, ...publishers].map((child) => child.exited));
-    assert.deepEqual(codes, codes.map(() => 0));
+    assert.deepEqual(
+      codes,
+      codes.map(() => 0),
+    );
   });
 });

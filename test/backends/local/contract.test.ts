@@ -13,13 +13,13 @@ describeDiscoveryContract(
     spawnPublisher: (namespace) => spawnChildPublisher('local', namespace, { pollInterval: 250 }),
   }),
   {
-  settleMs: 100,
-  // Liveness: each subscriber checks every worker's registrant once per poll interval.
-  reapsDeadProcesses: { withinMs: 3000 },
-  // Every watcher, timer and descriptor is closed on unsubscribe; what is left
-  // to check from outside is that the last one out removed the segment, the
-  // notification directory and the lock.
-  assertReleased: (discovery) => assertClean(discovery.namespace),
+    settleMs: 100,
+    // Liveness: each subscriber checks every worker's registrant once per poll interval.
+    reapsDeadProcesses: { withinMs: 3000 },
+    // Every watcher, timer and descriptor is closed on unsubscribe; what is left
+    // to check from outside is that the last one out removed the segment, the
+    // notification directory and the lock.
+    assertReleased: (discovery) => assertClean(discovery.namespace),
   },
 );
 

@@ -65,7 +65,9 @@ function sweepAtExit(): void {
   }
   left.push(...strayTestFiles());
   if (left.length === 0) return;
-  process.stderr.write(`removed at exit what this test file left behind (a failed test, or its after() checks missed it):\n${left.map((path) => `  ${path}\n`).join('')}`);
+  process.stderr.write(
+    `removed at exit what this test file left behind (a failed test, or its after() checks missed it):\n${left.map((path) => `  ${path}\n`).join('')}`,
+  );
   process.exitCode = 1;
 }
 
@@ -184,7 +186,8 @@ export class Child {
   /** Like request(), but rejects unless the child reports success. */
   async call(message: Record<string, unknown>): Promise<unknown> {
     const reply = await this.request(message);
-    if (!reply.ok) throw new Error(`child failed ${String(message['op'])}: ${reply.error?.name}: ${reply.error?.message}`);
+    if (!reply.ok)
+      throw new Error(`child failed ${String(message['op'])}: ${reply.error?.name}: ${reply.error?.message}`);
     return reply.value;
   }
 

@@ -1,4 +1,4 @@
-// Regression (issue #14): a subscriber that wants only the first worker of
+// Regression: a subscriber that wants only the first worker of
 // the local backend's initial burst must not process the whole burst.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';

@@ -12,7 +12,17 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { localDiscovery, shortHash } from '../../../src/backends/local/index.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { assertClean, Child, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
+import {
+  assertClean,
+  Child,
+  killChildren,
+  makeWorker,
+  Recorder,
+  TMP,
+  uniqueNamespace,
+  waitFor,
+  strayTestFiles,
+} from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];
 
@@ -29,7 +39,7 @@ after(async () => {
 });
 
 describe('local backend ↔ the real wool: notifications', () => {
-  it('tells wool\'s notifications from woolrx\'s when they queue up together (no poll): a wool change in a woolrx burst is seen', async () => {
+  it("tells wool's notifications from woolrx's when they queue up together (no poll): a wool change in a woolrx burst is seen", async () => {
     const namespace = uniqueNamespace('woolburst');
     const wool = makeWorker();
     const ours = Array.from({ length: 100 }, () => makeWorker());
@@ -71,14 +81,21 @@ describe('local backend ↔ the real wool: notifications', () => {
       { op: 'publish', seq: 2, type: 'worker-dropped', worker: wool },
       { op: 'exit', seq: 3 },
     ].map((command) => `${JSON.stringify(command)}\n`);
-    const second = spawnSync(WOOL_PYTHON, [REALWOOL_PEER, 'local', namespace], { input: lines.join(''), encoding: 'utf8', timeout: 30_000 });
+    const second = spawnSync(WOOL_PYTHON, [REALWOOL_PEER, 'local', namespace], {
+      input: lines.join(''),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.equal(second.status, 0, second.stderr);
     assert.equal(second.stdout.split('\n').filter((line) => line.includes('"error"')).length, 0, second.stdout);
     await burst;
     await waitFor(() => recorder.of('worker-dropped', wool.uid).length === 1, 'the wool withdrawal');
     await waitFor(() => ours.every((w) => recorder.workers.has(w.uid)), 'the woolrx burst');
     assert.equal(recorder.events.filter((e) => e.type === 'worker-added').length, ours.length + 1);
-    assert.deepEqual(recorder.events.filter((e) => e.type === 'worker-updated'), []);
+    assert.deepEqual(
+      recorder.events.filter((e) => e.type === 'worker-updated'),
+      [],
+    );
     await publisher.call({ op: 'exit' });
     await withdrawWoolPeer(owner);
     recorder.stop();

@@ -7,10 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Journal, JOURNAL_ADDED, JOURNAL_DROPPED, JOURNAL_RECORDS, JOURNAL_UPDATED, type JournalRecord } from '../../../src/backends/local/journal/Journal.js';
+import {
+  Journal,
+  JOURNAL_ADDED,
+  JOURNAL_DROPPED,
+  JOURNAL_RECORDS,
+  JOURNAL_UPDATED,
+  type JournalRecord,
+} from '../../../src/backends/local/journal/Journal.js';
 import { JournalFollower } from '../../../src/backends/local/journal/JournalFollower.js';
-import { slotUid } from '../../../src/backends/local/segment/slotTable.js';
-import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
+import { slotUid, uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'woolrx-journal-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,7 +29,10 @@ function journal(): { path: string; writer: Journal } {
   return { path, writer };
 }
 
-function follow(follower: JournalFollower, options: { skip?: boolean; verify?: boolean } = {}): { ok: boolean; records: JournalRecord[] } {
+function follow(
+  follower: JournalFollower,
+  options: { skip?: boolean; verify?: boolean } = {},
+): { ok: boolean; records: JournalRecord[] } {
   const records: JournalRecord[] = [];
   const ok = follower.follow(
     (record) => {
@@ -52,7 +61,11 @@ describe('JournalFollower', () => {
     const b = randomUUID();
     writer.append(JOURNAL_ADDED, uidBytes(a), 0, Buffer.from('old')); // before the subscription
     const follower = new JournalFollower(path);
-    assert.deepEqual(follow(follower, { skip: true }), { ok: true, records: [] }, 'the initial state starts at the head');
+    assert.deepEqual(
+      follow(follower, { skip: true }),
+      { ok: true, records: [] },
+      'the initial state starts at the head',
+    );
     assert.equal(follower.seq, 1);
     writer.append(JOURNAL_UPDATED, uidBytes(a), 0, Buffer.from('a2'));
     writer.append(JOURNAL_ADDED, uidBytes(b), 5, Buffer.from('b1'));
@@ -90,7 +103,8 @@ describe('JournalFollower', () => {
     const { path, writer } = journal();
     const follower = new JournalFollower(path);
     follow(follower, { skip: true });
-    for (let i = 0; i <= JOURNAL_RECORDS; i += 1) writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), i, Buffer.from('x'));
+    for (let i = 0; i <= JOURNAL_RECORDS; i += 1)
+      writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), i, Buffer.from('x'));
     assert.deepEqual(follow(follower), { ok: false, records: [] });
     // Then it goes on from the head.
     writer.append(JOURNAL_DROPPED, uidBytes(randomUUID()), 0, undefined);
@@ -117,19 +131,19 @@ describe('JournalFollower', () => {
     follower.close();
   });
 
-  it('match: each record is owed one notification; one more is wool\'s', () => {
+  it("match: each record is owed one notification; one more is wool's", () => {
     const { path, writer } = journal();
     const follower = new JournalFollower(path);
     follow(follower, { skip: true });
     writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), 0, Buffer.from('x'));
     writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), 1, Buffer.from('y'));
     follow(follower);
-    assert.equal(follower.match(1, false), true, 'the first record\'s');
-    assert.equal(follower.match(1, false), true, 'the second record\'s');
-    assert.equal(follower.match(1, false), false, 'no record left: wool\'s');
+    assert.equal(follower.match(1, false), true, "the first record's");
+    assert.equal(follower.match(1, false), true, "the second record's");
+    assert.equal(follower.match(1, false), false, "no record left: wool's");
     writer.append(JOURNAL_DROPPED, uidBytes(randomUUID()), 1, undefined);
     follow(follower);
-    assert.equal(follower.match(2, false), false, 'two events, one record: one is wool\'s');
+    assert.equal(follower.match(2, false), false, "two events, one record: one is wool's");
     assert.equal(follower.match(0, false), true, 'no event: nothing to tell');
     writer.close();
     follower.close();
@@ -143,7 +157,7 @@ describe('JournalFollower', () => {
     follow(follower);
     assert.equal(follower.match(0, true), true, 'first tick: marks the head');
     assert.equal(follower.match(0, true), false, 'second tick: still unmatched, written off');
-    assert.equal(follower.match(1, false), false, 'a late event now has no record: treated as wool\'s');
+    assert.equal(follower.match(1, false), false, "a late event now has no record: treated as wool's");
     assert.equal(follower.match(0, true), true);
     writer.close();
     follower.close();
@@ -176,8 +190,16 @@ describe('JournalFollower', () => {
     assert.equal(follower.match(1, false), false, 'its notification: no record to match, so the segment is read');
     writeSync(fd, count, 0, 4, 8);
     closeSync(fd);
-    assert.deepEqual(follow(follower).records.map((r) => r.record?.subarray(4).toString()), ['during'], 'replayed once repaired');
-    assert.equal(follower.match(1, false), false, 'the next notification (wool\'s) is not taken for the replayed record\'s');
+    assert.deepEqual(
+      follow(follower).records.map((r) => r.record?.subarray(4).toString()),
+      ['during'],
+      'replayed once repaired',
+    );
+    assert.equal(
+      follower.match(1, false),
+      false,
+      "the next notification (wool's) is not taken for the replayed record's",
+    );
     writer.append(JOURNAL_UPDATED, uidBytes(a), 0, Buffer.from('after'));
     follow(follower);
     assert.equal(follower.match(1, false), true, 'matching goes on as before');
@@ -200,7 +222,11 @@ describe('JournalFollower', () => {
     assert.equal(follower.match(1, false), false, 'a notification meanwhile: the segment is read');
     writeSync(fd, magic, 0, 4, 0);
     closeSync(fd);
-    assert.deepEqual(follow(follower).records.map((r) => r.record?.subarray(4).toString()), ['first', 'second'], 'every record: all of it is news');
+    assert.deepEqual(
+      follow(follower).records.map((r) => r.record?.subarray(4).toString()),
+      ['first', 'second'],
+      'every record: all of it is news',
+    );
     assert.equal(follower.match(1, false), false, 'owing no notification');
     writer.close();
     follower.close();
@@ -215,7 +241,11 @@ describe('JournalFollower', () => {
     const x = randomUUID();
     const shown = new Set<number>();
     let busy = true;
-    const follower = new JournalFollower(path, (record) => shown.has(record.seq), () => busy);
+    const follower = new JournalFollower(
+      path,
+      (record) => shown.has(record.seq),
+      () => busy,
+    );
     assert.deepEqual(follow(follower, { skip: true }).records, []);
     writer.append(JOURNAL_ADDED, uidBytes(x), 3, Buffer.from('x1')); // seq 0: its slot is freed already
     for (let i = 0; i < 3; i += 1) {
@@ -242,10 +272,14 @@ describe('JournalFollower', () => {
     const real = randomUUID();
     const shown = new Set<number>([1]);
     let probes = 0;
-    const follower = new JournalFollower(path, (record) => shown.has(record.seq), () => {
-      probes += 1;
-      return false;
-    });
+    const follower = new JournalFollower(
+      path,
+      (record) => shown.has(record.seq),
+      () => {
+        probes += 1;
+        return false;
+      },
+    );
     assert.deepEqual(follow(follower, { skip: true }).records, []);
     writer.append(JOURNAL_ADDED, uidBytes(forged), 5, Buffer.from('ghost')); // seq 0: never in a slot
     writer.append(JOURNAL_ADDED, uidBytes(real), 6, Buffer.from('real')); // seq 1
@@ -267,17 +301,25 @@ describe('JournalFollower', () => {
     const later = randomUUID();
     const shown = new Set<number>();
     let finish = true;
-    const follower = new JournalFollower(path, (record) => shown.has(record.seq), () => {
-      // A section that was half done when the batch was checked ends before the lock is found free.
-      if (finish) writer.append(JOURNAL_ADDED, uidBytes(later), 7, Buffer.from('later')); // seq 1, not shown yet
-      finish = false;
-      return false;
-    });
+    const follower = new JournalFollower(
+      path,
+      (record) => shown.has(record.seq),
+      () => {
+        // A section that was half done when the batch was checked ends before the lock is found free.
+        if (finish) writer.append(JOURNAL_ADDED, uidBytes(later), 7, Buffer.from('later')); // seq 1, not shown yet
+        finish = false;
+        return false;
+      },
+    );
     assert.deepEqual(follow(follower, { skip: true }).records, []);
     writer.append(JOURNAL_ADDED, uidBytes(forged), 5, Buffer.from('ghost')); // seq 0
     follow(follower);
     await sleep(60);
-    assert.deepEqual(follow(follower), { ok: true, records: [] }, 'the records appended meanwhile are read before anything is skipped');
+    assert.deepEqual(
+      follow(follower),
+      { ok: true, records: [] },
+      'the records appended meanwhile are read before anything is skipped',
+    );
     assert.deepEqual(follower.takeSkipped(), []);
     // Read now (up to the head seen when the lock was free), and still
     // unexplained: skipped; seq 1, checked after the lock was free, waits its own turn.

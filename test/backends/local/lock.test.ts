@@ -10,7 +10,17 @@ import { localDiscovery, shortHash } from '../../../src/backends/local/index.js'
 import { localNames } from '../../../src/backends/local/names/localNames.js';
 import { LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS } from '../../../src/backends/local/lock/LockHolding.js';
 import { FileLock } from '../../../src/backends/local/lock/FileLock.js';
-import { assertClean, Child, isLockTimeout, killChildren, makeWorker, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
+import {
+  assertClean,
+  Child,
+  isLockTimeout,
+  killChildren,
+  makeWorker,
+  TMP,
+  uniqueNamespace,
+  waitFor,
+  strayTestFiles,
+} from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];
 
@@ -51,12 +61,17 @@ describe('local namespace lock', () => {
     const child = await holder(namespace);
     const publisher = localDiscovery(namespace, { lockTimeout: 10_000, pollInterval: false }).publisher();
     await assert.rejects(
-      localDiscovery(namespace, { lockTimeout: 100, pollInterval: false }).publisher().publish('worker-added', makeWorker()),
+      localDiscovery(namespace, { lockTimeout: 100, pollInterval: false })
+        .publisher()
+        .publish('worker-added', makeWorker()),
       isLockTimeout(namespace, 100),
       'held while the holder lives',
     );
     await child.kill('SIGKILL');
-    assert.ok(existsSync(join('/dev/shm', `woolrx-lock-${shortHash(namespace)}`, 'lock')), 'the dead holder left its lock file');
+    assert.ok(
+      existsSync(join('/dev/shm', `woolrx-lock-${shortHash(namespace)}`, 'lock')),
+      'the dead holder left its lock file',
+    );
     const started = performance.now();
     await publisher.publish('worker-added', w);
     const waited = performance.now() - started;
@@ -83,7 +98,10 @@ function lockObserver(namespace: string): { free: () => boolean; flock: FileLock
 }
 
 describe('local namespace lock: a burst of publishes takes it once', () => {
-  /** Takes the namespace lock from another descriptor without waiting; releases it at once. @returns Whether it was free. */
+  /**
+   * Takes the namespace lock from another descriptor without waiting; releases it at once. @returns
+   * Whether it was free.
+   */
   function free(namespace: string): boolean {
     const release = tryNamespaceLock({ ...localNames(namespace, TMP), lockTimeout: 0 });
     release?.();
@@ -162,7 +180,11 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
       await publisher.publish('worker-updated', { ...w, version: `2.0.${attempt}` });
       await publisher.publish('worker-updated', { ...w, version: `2.1.${attempt}` });
       const first = touches();
-      assert.equal(first, before + 2, 'a lone change, and the next under the lock taken again at once, are notified at once');
+      assert.equal(
+        first,
+        before + 2,
+        'a lone change, and the next under the lock taken again at once, are notified at once',
+      );
       await publisher.publish('worker-updated', { ...w, version: `3.0.${attempt}` });
       await publisher.publish('worker-updated', { ...w, version: `4.0.${attempt}` });
       // Both under the lock kept from the second (unless a section outlasted the bound).
@@ -218,7 +240,10 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
     }
     const elapsed = performance.now() - started;
     assert.ok(paused >= 3, `${paused} pauses in ${elapsed.toFixed(0)} ms of ${publishes} publishes`);
-    assert.ok(taken >= 2, `the poller took the lock ${taken} times in ${elapsed.toFixed(0)} ms of ${publishes} publishes`);
+    assert.ok(
+      taken >= 2,
+      `the poller took the lock ${taken} times in ${elapsed.toFixed(0)} ms of ${publishes} publishes`,
+    );
     await publisher.close();
   });
 
@@ -288,7 +313,9 @@ describe('local namespace lock: a burst of publishes takes it once', () => {
   it('ofdlock reports a bad descriptor as an errno error', () => {
     const fd = openSync('/dev/null', 'r');
     closeSync(fd);
-    assert.throws(() => ofdlock(fd, 'query', 4096), (error: NodeJS.ErrnoException) => error.code === 'EBADF' && error.syscall === 'fcntl');
+    assert.throws(
+      () => ofdlock(fd, 'query', 4096),
+      (error: NodeJS.ErrnoException) => error.code === 'EBADF' && error.syscall === 'fcntl',
+    );
   });
 });
-

@@ -4,8 +4,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { localNames } from '../../../src/backends/local/names/localNames.js';
-import { NotifyWatcher } from '../../../src/backends/local/notify/notify.js';
-import { closeNotify, touchNotify } from '../../../src/backends/local/notify/notify.js';
+import { NotifyWatcher, closeNotify, touchNotify } from '../../../src/backends/local/notify/notify.js';
 import { TMP, uniqueNamespace, waitFor } from './helpers.js';
 
 function setup(pollInterval = 0) {

@@ -1,4 +1,4 @@
-// #16 item 4: the local backend's option bounds, decided and documented
+// The local backend's option bounds, decided and documented
 // (docs/backends/local.md): lockTimeout is whole milliseconds or Infinity
 // (wool's "wait without bound"); blockSize is at least 16 bytes.
 import assert from 'node:assert/strict';
@@ -15,21 +15,37 @@ after(async () => {
 });
 
 const rejects = (options: object, message: RegExp): void =>
-  assert.throws(() => localDiscovery('ok', options), (error: unknown) => error instanceof TypeError && message.test(error.message));
+  assert.throws(
+    () => localDiscovery('ok', options),
+    (error: unknown) => error instanceof TypeError && message.test(error.message),
+  );
 
 describe('local backend options', () => {
   it('lockTimeout: whole milliseconds or Infinity; a fraction, NaN or -Infinity is a TypeError naming it', () => {
     const expected = 'an integer from 0 to 2147483647, or Infinity \\(wait without bound\\)';
     rejects({ lockTimeout: 1.5 }, new RegExp(`^localDiscovery: option lockTimeout must be ${expected}, got 1\\.5$`));
-    rejects({ lockTimeout: Number.NaN }, new RegExp(`^localDiscovery: option lockTimeout must be ${expected}, got NaN$`));
-    rejects({ lockTimeout: -Infinity }, new RegExp(`^localDiscovery: option lockTimeout must be ${expected}, got -Infinity$`));
-    rejects({ lockTimeout: 2 ** 31 }, new RegExp(`^localDiscovery: option lockTimeout must be ${expected}, got 2147483648$`));
-    for (const lockTimeout of [0, 1, 2 ** 31 - 1, Infinity]) assert.equal(localDiscovery('ok', { lockTimeout }).namespace, 'ok');
+    rejects(
+      { lockTimeout: Number.NaN },
+      new RegExp(`^localDiscovery: option lockTimeout must be ${expected}, got NaN$`),
+    );
+    rejects(
+      { lockTimeout: -Infinity },
+      new RegExp(`^localDiscovery: option lockTimeout must be ${expected}, got -Infinity$`),
+    );
+    rejects(
+      { lockTimeout: 2 ** 31 },
+      new RegExp(`^localDiscovery: option lockTimeout must be ${expected}, got 2147483648$`),
+    );
+    for (const lockTimeout of [0, 1, 2 ** 31 - 1, Infinity])
+      assert.equal(localDiscovery('ok', { lockTimeout }).namespace, 'ok');
   });
 
   it('blockSize: from 16 bytes (documented lower bound) to 16 MiB', () => {
     rejects({ blockSize: 15 }, /^localDiscovery: option blockSize must be an integer from 16 to 16777216, got 15$/);
-    rejects({ blockSize: 2 ** 24 + 1 }, /^localDiscovery: option blockSize must be an integer from 16 to 16777216, got 16777217$/);
+    rejects(
+      { blockSize: 2 ** 24 + 1 },
+      /^localDiscovery: option blockSize must be an integer from 16 to 16777216, got 16777217$/,
+    );
     assert.equal(localDiscovery('ok', { blockSize: 16 }).namespace, 'ok');
     assert.equal(localDiscovery('ok', { blockSize: 2 ** 24 }).namespace, 'ok');
   });

@@ -171,7 +171,7 @@ describe('local publisher', () => {
     assert.equal(existsSync(join(TMP, `wool-${namespace}`)), false);
   });
 
-  it('ownership: a worker dropped and re-registered by another publisher is no longer the first one\'s to withdraw', async () => {
+  it("ownership: a worker dropped and re-registered by another publisher is no longer the first one's to withdraw", async () => {
     const { discovery, worker } = setup('owner-reregister');
     const recorder = new Recorder(discovery.events());
     const first = discovery.publisher();
@@ -187,7 +187,9 @@ describe('local publisher', () => {
     await second.publish('worker-added', sentinel);
     await waitFor(() => recorder.workers.has(sentinel.uid), 'sentinel');
     assert.deepEqual(
-      recorder.events.filter((event) => event.worker.uid === w.uid).map((event) => `${event.type} ${event.worker.version}`),
+      recorder.events
+        .filter((event) => event.worker.uid === w.uid)
+        .map((event) => `${event.type} ${event.worker.version}`),
       ['worker-added 1.0.0', 'worker-dropped 1.0.0', 'worker-added 2'],
     );
     assert.ok(existsSync(join('/dev/shm', blockName(w.uid))), 'its block stays');

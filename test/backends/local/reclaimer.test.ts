@@ -10,16 +10,14 @@ import { Subject } from 'rxjs';
 import { BlockReader } from '../../../src/backends/local/block/BlockReader.js';
 import { NamespaceWriter } from '../../../src/backends/local/NamespaceWriter.js';
 import { blockName } from '../../../src/backends/local/block/blockFile.js';
-import { findSlot } from '../../../src/backends/local/segment/slotTable.js';
+import { findSlot, slotUid, uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 import { localDiscovery } from '../../../src/backends/local/index.js';
 import { JOURNAL_DROPPED, type JournalRecord } from '../../../src/backends/local/journal/Journal.js';
 import { JournalFollower } from '../../../src/backends/local/journal/JournalFollower.js';
 import { localNames } from '../../../src/backends/local/names/localNames.js';
 import { Reclaimer } from '../../../src/backends/local/Reclaimer.js';
 import { SegmentFile } from '../../../src/backends/local/segment/SegmentFile.js';
-import { slotUid } from '../../../src/backends/local/segment/slotTable.js';
 import type { LocalSettings } from '../../../src/backends/local/types.js';
-import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 import type { DiscoveryDiagnostic } from '../../../src/discovery/types.js';
 import { WorkerLedger } from '../../../src/events/WorkerLedger.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
@@ -96,7 +94,19 @@ function setup(settings: LocalSettings = SETTINGS, registrantOf?: (uid: string) 
     segment.close();
     return findSlot(table, table.length, uidBytes(uid));
   };
-  return { names, publisher, register, ledger, diagnostics, reclaimer, nextAttempt, attempts: () => attempts, journal, journaled, slotOf };
+  return {
+    names,
+    publisher,
+    register,
+    ledger,
+    diagnostics,
+    reclaimer,
+    nextAttempt,
+    attempts: () => attempts,
+    journal,
+    journaled,
+    slotOf,
+  };
 }
 
 describe('Reclaimer', () => {
@@ -166,7 +176,10 @@ describe('Reclaimer', () => {
       s.diagnostics.map((d) => [d.kind, d.uid]),
       [['recovered', b.uid]],
     );
-    assert.match(s.diagnostics[0]?.message ?? '', new RegExp(`pid ${b.pid} no longer exists: the process its registrant named`));
+    assert.match(
+      s.diagnostics[0]?.message ?? '',
+      new RegExp(`pid ${b.pid} no longer exists: the process its registrant named`),
+    );
     assert.equal(s.slotOf(b.uid), -1);
     assert.ok(s.slotOf(a.uid) >= 0, 'A stays: its registrant lives');
     assert.deepEqual(
@@ -206,7 +219,10 @@ describe('Reclaimer', () => {
     const attempt = s.nextAttempt();
     s.reclaimer.check(new Set([BlockReader.handle(dead.uid)]), now + 2); // found just now
     await attempt;
-    assert.deepEqual(s.diagnostics.map((d) => d.kind), ['recovered']);
+    assert.deepEqual(
+      s.diagnostics.map((d) => d.kind),
+      ['recovered'],
+    );
     await s.publisher.close();
 
     const off = setup({ ...SETTINGS, liveness: false });

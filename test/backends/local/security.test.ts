@@ -1,11 +1,24 @@
-// Issue #17: the local backend against another local user (symlinks,
+// The local backend against another local user (symlinks,
 // squatting) and against sizes another process writes into shared memory.
 // The second user is a real unprivileged account these tests create and
 // delete themselves (useradd/userdel; the hostile steps run under runuser).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, writeSync, mkdirSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+  mkdirSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { localDiscovery, UnsafeObjectError } from '../../../src/backends/local/index.js';
@@ -38,7 +51,10 @@ before(() => {
   // useradd may find /etc/passwd locked by a concurrent one: retry briefly.
   for (let attempt = 0; ; attempt += 1) {
     try {
-      execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/bin/sh', user], { stdio: 'pipe', timeout: 10_000 });
+      execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/bin/sh', user], {
+        stdio: 'pipe',
+        timeout: 10_000,
+      });
       break;
     } catch (error) {
       if (attempt >= 20) throw error;
@@ -95,12 +111,14 @@ function victim(): { path: string; check: () => void } {
 }
 
 describe('local backend security: another user', () => {
-  it('never writes through another user\'s symlinks in a directory that user made first (notify, .woolrx-segment)', async () => {
+  it("never writes through another user's symlinks in a directory that user made first (notify, .woolrx-segment)", async () => {
     const namespace = uniqueNamespace('symlink');
     const names = localNames(namespace, TMP);
     const target = victim();
     cleanups.push(() => rmSync(names.notifyDir, { recursive: true, force: true }));
-    asUser(`mkdir -m 0777 '${names.notifyDir}' && ln -s '${target.path}' '${names.notifyPath}' && ln -s '${target.path}' '${names.ownerPath}'`);
+    asUser(
+      `mkdir -m 0777 '${names.notifyDir}' && ln -s '${target.path}' '${names.notifyPath}' && ln -s '${target.path}' '${names.ownerPath}'`,
+    );
     const discovery = localDiscovery(namespace, { pollInterval: false, lockTimeout: 2_000 });
     const publisher = discovery.publisher();
     await assert.rejects(publisher.publish('worker-added', makeWorker()), isUnsafe(names.notifyDir, uid));
@@ -109,7 +127,7 @@ describe('local backend security: another user', () => {
     isUnsafe(names.notifyDir, uid)(recorder.error);
     recorder.stop();
     await publisher.close();
-    assert.equal(statSync(names.notifyDir).uid, uid, 'the other user\'s directory is left alone');
+    assert.equal(statSync(names.notifyDir).uid, uid, "the other user's directory is left alone");
     target.check();
     rmSync(names.notifyDir, { recursive: true, force: true });
     await assertClean(namespace);
@@ -132,7 +150,7 @@ describe('local backend security: another user', () => {
     await assertClean(namespace, [w.uid]);
   });
 
-  it('refuses another user\'s segment (0666): no worker injected into root\'s subscribers, no root write into it', async () => {
+  it("refuses another user's segment (0666): no worker injected into root's subscribers, no root write into it", async () => {
     const namespace = uniqueNamespace('squatseg');
     const names = localNames(namespace, TMP);
     cleanups.push(() => rmSync(names.segmentPath, { force: true }));
@@ -160,7 +178,7 @@ describe('local backend security: another user', () => {
     await assertClean(namespace);
   });
 
-  it('refuses another user\'s lock directory and journal, and a lock file another user holds: at once, not a LockTimeoutError', async () => {
+  it("refuses another user's lock directory and journal, and a lock file another user holds: at once, not a LockTimeoutError", async () => {
     const namespace = uniqueNamespace('squatlock');
     const names = localNames(namespace, TMP);
     cleanups.push(() => rmSync(names.lockDirPath, { recursive: true, force: true }));
@@ -173,9 +191,12 @@ describe('local backend security: another user', () => {
     rmSync(names.lockDirPath, { recursive: true, force: true });
     // wool's lock file, made and flock'ed (for ever) by the other user.
     // Its own process group, so that runuser, flock and sleep are killed together.
-    const holder = spawn('runuser', ['-u', user, '--', 'flock', names.lockPath, 'sleep', '60'], { stdio: 'ignore', detached: true });
+    const holder = spawn('runuser', ['-u', user, '--', 'flock', names.lockPath, 'sleep', '60'], {
+      stdio: 'ignore',
+      detached: true,
+    });
     holders.push(holder);
-    await waitFor(() => existsSync(names.lockPath), 'the other user\'s lock file');
+    await waitFor(() => existsSync(names.lockPath), "the other user's lock file");
     started = performance.now();
     await assert.rejects(publisher.publish('worker-added', makeWorker()), isUnsafe(names.lockPath, uid));
     assert.ok(performance.now() - started < 1_000, 'refused at once, not after lockTimeout');
@@ -214,7 +235,10 @@ describe('local backend: sizes from shared memory are bounded', () => {
     const report = recorder.diagnostics.find((d) => d.uid === huge.uid);
     assert.equal(report?.kind, 'malformed-record');
     assert.match(report?.message ?? '', /5368709120 bytes, more than the 1048576 bytes read at most/);
-    assert.ok(process.memoryUsage().rss - rss < 200 * 2 ** 20, `RSS grew by ${(process.memoryUsage().rss - rss) / 2 ** 20} MiB`);
+    assert.ok(
+      process.memoryUsage().rss - rss < 200 * 2 ** 20,
+      `RSS grew by ${(process.memoryUsage().rss - rss) / 2 ** 20} MiB`,
+    );
     recorder.stop();
     await publisher.close();
     await assertClean(namespace, [huge.uid, fine.uid]);
@@ -233,9 +257,15 @@ describe('local backend: sizes from shared memory are bounded', () => {
     const discovery = localDiscovery(namespace, { pollInterval: 100 });
     const rss = process.memoryUsage().rss;
     const recorder = new Recorder(discovery.events(), discovery.diagnostics);
-    await waitFor(() => recorder.diagnostics.some((d) => /claims a capacity of 268435457 slots/.test(d.message)), 'the report');
+    await waitFor(
+      () => recorder.diagnostics.some((d) => /claims a capacity of 268435457 slots/.test(d.message)),
+      'the report',
+    );
     assert.equal(recorder.error, undefined, 'the stream does not error');
-    assert.ok(process.memoryUsage().rss - rss < 200 * 2 ** 20, `RSS grew by ${(process.memoryUsage().rss - rss) / 2 ** 20} MiB`);
+    assert.ok(
+      process.memoryUsage().rss - rss < 200 * 2 ** 20,
+      `RSS grew by ${(process.memoryUsage().rss - rss) / 2 ** 20} MiB`,
+    );
     const publisher = discovery.publisher();
     await assert.rejects(publisher.publish('worker-added', makeWorker()), (error: unknown) => {
       assert.ok(error instanceof WoolrxError);
@@ -258,11 +288,14 @@ describe('local backend: sizes from shared memory are bounded', () => {
   });
 
   it('a namespace too long for NAME_MAX is a TypeError naming the limit, at construction', () => {
-    assert.throws(() => localDiscovery('a'.repeat(300)), (error: unknown) => {
-      assert.ok(error instanceof TypeError);
-      assert.match(error.message, /300 bytes long \(at most 250 UTF-8 bytes.*NAME_MAX, 255/);
-      return true;
-    });
+    assert.throws(
+      () => localDiscovery('a'.repeat(300)),
+      (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, /300 bytes long \(at most 250 UTF-8 bytes.*NAME_MAX, 255/);
+        return true;
+      },
+    );
     assert.throws(() => localDiscovery('é'.repeat(126)), /252 bytes long/);
     localDiscovery('a'.repeat(250));
   });

@@ -5,8 +5,7 @@
 // and across a resize.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findSlot } from '../../../src/backends/local/segment/slotTable.js';
-import { FREE_SLOT, SLOT_SIZE } from '../../../src/backends/local/segment/slotTable.js';
+import { findSlot, FREE_SLOT, SLOT_SIZE } from '../../../src/backends/local/segment/slotTable.js';
 import { SlotIndex } from '../../../src/backends/local/segment/SlotIndex.js';
 import { prng } from '../../reliability/prng.js';
 
@@ -16,9 +15,17 @@ function uid(n: number): Buffer {
   return bytes;
 }
 
-function check(index: SlotIndex, table: Buffer, length: number, uids: readonly Buffer[], seed: number, step: number): void {
+function check(
+  index: SlotIndex,
+  table: Buffer,
+  length: number,
+  uids: readonly Buffer[],
+  seed: number,
+  step: number,
+): void {
   assert.equal(index.firstFree(), findSlot(table, length, FREE_SLOT), `first free (seed ${seed}, step ${step})`);
-  for (const bytes of uids) assert.equal(index.find(bytes), findSlot(table, length, bytes), `uid slot (seed ${seed}, step ${step})`);
+  for (const bytes of uids)
+    assert.equal(index.find(bytes), findSlot(table, length, bytes), `uid slot (seed ${seed}, step ${step})`);
 }
 
 describe('SlotIndex', () => {

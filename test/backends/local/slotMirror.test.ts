@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it, mock } from 'node:test';
 import { JOURNAL_ADDED, JOURNAL_DROPPED, type JournalRecord } from '../../../src/backends/local/journal/Journal.js';
-import { FREE_SLOT } from '../../../src/backends/local/segment/slotTable.js';
+import { FREE_SLOT, uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 import { SegmentFile } from '../../../src/backends/local/segment/SegmentFile.js';
 import { SlotMirror, VERIFY_SLOTS } from '../../../src/backends/local/segment/SlotMirror.js';
-import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'woolrx-slotmirror-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -168,7 +167,11 @@ describe('SlotMirror', () => {
       assert.ok(second);
       second.writeSlot(0, uidBytes(a));
       second.writeSlot(3, uidBytes(b));
-      assert.deepEqual(sorted(mirror.read(true).changed), sorted([a, b]), `${between} read(s) without a segment in between`);
+      assert.deepEqual(
+        sorted(mirror.read(true).changed),
+        sorted([a, b]),
+        `${between} read(s) without a segment in between`,
+      );
       assert.equal(mirror.has(a) && mirror.has(b), true);
       second.close();
       mirror.close();
@@ -181,12 +184,15 @@ describe('SlotMirror', () => {
     const b = randomUUID();
     const damages: [string, (fd: number) => void][] = [
       ['WLD1 destroyed', (fd) => writeSync(fd, Buffer.from('XXXX'), 0, 4, 0)],
-      ['capacity 2^26, grown sparse', (fd) => {
-        const huge = Buffer.alloc(4);
-        huge.writeUInt32LE(2 ** 26);
-        writeSync(fd, huge, 0, 4, 4);
-        ftruncateSync(fd, 16 + 16 * 2 ** 26);
-      }],
+      [
+        'capacity 2^26, grown sparse',
+        (fd) => {
+          const huge = Buffer.alloc(4);
+          huge.writeUInt32LE(2 ** 26);
+          writeSync(fd, huge, 0, 4, 4);
+          ftruncateSync(fd, 16 + 16 * 2 ** 26);
+        },
+      ],
       ['truncated to 2 of its 4 slots', (fd) => ftruncateSync(fd, 16 + 16 * 2)],
     ];
     for (const [what, damage] of damages) {
@@ -270,7 +276,11 @@ describe('SlotMirror', () => {
     assert.ok(again);
     again.writeSlot(0, uidBytes(a));
     again.writeSlot(3, uidBytes(b));
-    assert.deepEqual([...mirror.read(true).changed], [], 'the bisection compares with the wrong bytes: nothing changed');
+    assert.deepEqual(
+      [...mirror.read(true).changed],
+      [],
+      'the bisection compares with the wrong bytes: nothing changed',
+    );
     assert.equal(mirror.has(a), false, 'diverged');
     const verified = mirror.read(true, VERIFY_SLOTS);
     assert.deepEqual(sorted(verified.changed), sorted([a, b]));

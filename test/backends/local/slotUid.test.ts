@@ -3,9 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { slotHoldsUid } from '../../../src/backends/local/segment/slotTable.js';
-import { slotUid } from '../../../src/backends/local/segment/slotTable.js';
-import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
+import { slotHoldsUid, slotUid, uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 
 /** The reference rendering: hex, hyphens at 8-4-4-4-12. */
 function reference(bytes: Buffer, offset: number): string {

@@ -47,7 +47,10 @@ function isTmpdirUnusable(path: string, why: string): (error: unknown) => true {
     assert.ok(error instanceof WoolrxError);
     assert.equal(error.code, 'WOOLRX_TMPDIR_UNUSABLE');
     assert.equal(error.path, path);
-    assert.equal(error.message, `localDiscovery: tmpdir ${path} ${why}; pass an existing directory this user can write as option tmpdir (default: os.tmpdir(), from $TMPDIR)`);
+    assert.equal(
+      error.message,
+      `localDiscovery: tmpdir ${path} ${why}; pass an existing directory this user can write as option tmpdir (default: os.tmpdir(), from $TMPDIR)`,
+    );
     return true;
   };
 }
@@ -72,7 +75,10 @@ describe('local: a start that fails leaves nothing behind', () => {
     assert.equal(existsSync(lockDir(ns)), false, `${lockDir(ns)} left behind`);
     await sleep(50); // no background retry re-creates it
     assert.equal(existsSync(lockDir(ns)), false, `${lockDir(ns)} left behind`);
-    assert.ok(diagnostics.every((message) => !message.includes('ENOTDIR')), `raw errors reported: ${diagnostics.join('; ')}`);
+    assert.ok(
+      diagnostics.every((message) => !message.includes('ENOTDIR')),
+      `raw errors reported: ${diagnostics.join('; ')}`,
+    );
   });
 
   it('a publish whose tmpdir is a plain file rejects with WOOLRX_TMPDIR_UNUSABLE; the lock folder is gone at once, before close()', async () => {
@@ -80,9 +86,15 @@ describe('local: a start that fails leaves nothing behind', () => {
     const ns = namespace('plainpub', worker.uid);
     const publisher = localDiscovery(ns, { tmpdir: plainFile, pollInterval: false }).publisher();
     try {
-      await assert.rejects(publisher.publish('worker-added', worker), isTmpdirUnusable(plainFile, 'is not a directory'));
+      await assert.rejects(
+        publisher.publish('worker-added', worker),
+        isTmpdirUnusable(plainFile, 'is not a directory'),
+      );
       assert.equal(existsSync(lockDir(ns)), false, `${lockDir(ns)} left behind by the failed publish`);
-      await assert.rejects(publisher.publish('worker-added', worker), isTmpdirUnusable(plainFile, 'is not a directory'));
+      await assert.rejects(
+        publisher.publish('worker-added', worker),
+        isTmpdirUnusable(plainFile, 'is not a directory'),
+      );
     } finally {
       await publisher.close();
     }
@@ -91,7 +103,10 @@ describe('local: a start that fails leaves nothing behind', () => {
 
   it('a tmpdir that does not exist: localDiscovery() throws WOOLRX_TMPDIR_UNUSABLE; one removed since, the start errors with it', async () => {
     const missing = join(scratch, 'missing');
-    assert.throws(() => localDiscovery(namespace('missing'), { tmpdir: missing }), isTmpdirUnusable(missing, 'does not exist'));
+    assert.throws(
+      () => localDiscovery(namespace('missing'), { tmpdir: missing }),
+      isTmpdirUnusable(missing, 'does not exist'),
+    );
 
     const gone = mkdtempSync(join(scratch, 'gone-'));
     const ns = namespace('gone');
@@ -106,7 +121,7 @@ describe('local: a start that fails leaves nothing behind', () => {
     assert.equal(existsSync(lockDir(ns)), false, `${lockDir(ns)} left behind`);
   });
 
-  it("a leaver that found the lock busy does not re-create the lock file the last one out removed (its retry would leave it if it then timed out)", async () => {
+  it('a leaver that found the lock busy does not re-create the lock file the last one out removed (its retry would leave it if it then timed out)', async () => {
     const ns = namespace('retry');
     const names = localNames(ns, TMP);
     // Another process's section: both locks held.

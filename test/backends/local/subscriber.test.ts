@@ -1,7 +1,16 @@
 // Subscriber behaviour across real processes and real shared memory.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync, closeSync, utimesSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+  utimesSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { blockName } from '../../../src/backends/local/block/blockFile.js';
@@ -11,7 +20,18 @@ import type { DiscoveryEvent } from '../../../src/events/types.js';
 import { sameWorker } from '../../../src/model/sameWorker.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
 import { workerInfo } from '../../../src/model/workerInfo.js';
-import { assertClean, Child, CHILDREN, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
+import {
+  assertClean,
+  Child,
+  CHILDREN,
+  killChildren,
+  makeWorker,
+  Recorder,
+  TMP,
+  uniqueNamespace,
+  waitFor,
+  strayTestFiles,
+} from './helpers.js';
 
 const used: { namespace: string; uids: string[] }[] = [];
 function track(namespace: string, ...uids: string[]): void {
@@ -32,11 +52,16 @@ async function publisherChild(namespace: string, options: object = {}): Promise<
   return child;
 }
 
-async function subscriberChild(namespace: string, options: object = {}): Promise<{ child: Child; events: () => DiscoveryEvent[] }> {
+async function subscriberChild(
+  namespace: string,
+  options: object = {},
+): Promise<{ child: Child; events: () => DiscoveryEvent[] }> {
   const child = new Child('subscriber.ts', [namespace, JSON.stringify(options)]);
   await waitFor(() => child.messages.some((m) => (m as { ready?: boolean }).ready), 'subscriber child ready');
   const events = () =>
-    child.messages.flatMap((m) => ((m as { event?: DiscoveryEvent }).event ? [(m as { event: DiscoveryEvent }).event] : []));
+    child.messages.flatMap((m) =>
+      (m as { event?: DiscoveryEvent }).event ? [(m as { event: DiscoveryEvent }).event] : [],
+    );
   return { child, events };
 }
 
@@ -51,7 +76,10 @@ describe('local subscriber', () => {
     const discovery = localDiscovery(namespace, { pollInterval: false });
     const recorder = new Recorder(discovery.events());
     // The initial burst is synchronous, at subscription.
-    assert.deepEqual(recorder.events.map((e) => [e.type, e.worker.uid]), [['worker-added', a.uid]]);
+    assert.deepEqual(
+      recorder.events.map((e) => [e.type, e.worker.uid]),
+      [['worker-added', a.uid]],
+    );
     assert.deepEqual(recorder.workers.get(a.uid), a, 'every field intact');
     const remote = await subscriberChild(namespace, { pollInterval: false });
     await waitFor(() => remote.events().length === 1, 'remote initial burst');
@@ -140,7 +168,8 @@ describe('local subscriber', () => {
     await waitFor(() => recorder.of('worker-updated', w.uid).length === 1, 'updated');
     const table = readFileSync(join('/dev/shm', shortHash(namespace))).subarray(16);
     let taken = 0;
-    for (let i = 0; i < table.length; i += 16) if (table.readBigUInt64LE(i) !== 0n || table.readBigUInt64LE(i + 8) !== 0n) taken += 1;
+    for (let i = 0; i < table.length; i += 16)
+      if (table.readBigUInt64LE(i) !== 0n || table.readBigUInt64LE(i + 8) !== 0n) taken += 1;
     assert.equal(taken, 1);
     assert.equal(recorder.workers.get(w.uid)?.address, '127.0.0.1:4242');
     await first.call({ op: 'exit' });
@@ -166,7 +195,10 @@ describe('local subscriber', () => {
     await waitFor(() => recorder.workers.get(w.uid)?.version === '2.0', 'the worker at the bumped version');
     // Long enough for a poll tick (and its liveness sweep): still there.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.deepEqual(recorder.events.map((event) => `${event.type} ${event.worker.version}`), ['worker-added 2.0']);
+    assert.deepEqual(
+      recorder.events.map((event) => `${event.type} ${event.worker.version}`),
+      ['worker-added 2.0'],
+    );
     assert.ok(existsSync(join('/dev/shm', blockName(w.uid))), 'its block stays');
     await owner.close();
     await waitFor(() => recorder.workers.size === 0, 'withdrawn by its registrant');
@@ -192,12 +224,18 @@ describe('local subscriber', () => {
       bad.writeUInt32LE(100_000, 0);
       writeSync(fd, bad, 0, 4, 0);
       utimesSync(notify, new Date(), new Date());
-      await waitFor(() => recorder.diagnostics.some((d) => d.kind === 'malformed-record' && /length/.test(d.message)), 'length diagnostic');
+      await waitFor(
+        () => recorder.diagnostics.some((d) => d.kind === 'malformed-record' && /length/.test(d.message)),
+        'length diagnostic',
+      );
       // 2. Bytes that are not protobuf.
       const junk = Buffer.from([5, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff]);
       writeSync(fd, junk, 0, junk.length, 0);
       utimesSync(notify, new Date(), new Date());
-      await waitFor(() => recorder.diagnostics.filter((d) => d.kind === 'malformed-record').length >= 2, 'decode diagnostic');
+      await waitFor(
+        () => recorder.diagnostics.filter((d) => d.kind === 'malformed-record').length >= 2,
+        'decode diagnostic',
+      );
     } finally {
       closeSync(fd);
     }
@@ -281,16 +319,24 @@ describe('local subscriber', () => {
         const previous = known.get(event.worker.uid);
         if (event.type === 'worker-added') assert.equal(previous, undefined, `added twice: ${event.worker.uid}`);
         else assert.ok(previous, `${event.type} of an unknown worker ${event.worker.uid}`);
-        if (event.type === 'worker-updated') assert.ok(previous && !sameWorker(previous, event.worker), 'spurious update');
+        if (event.type === 'worker-updated')
+          assert.ok(previous && !sameWorker(previous, event.worker), 'spurious update');
         if (event.type === 'worker-dropped') known.delete(event.worker.uid);
         else known.set(event.worker.uid, event.worker);
       }
       return known;
     };
-    await waitFor(() => {
-      const known = state();
-      return known.size === expected.size && [...expected].every(([uid, w]) => sameWorker(known.get(uid) ?? w, w) && known.has(uid));
-    }, 'the frozen subscriber to converge', 15_000);
+    await waitFor(
+      () => {
+        const known = state();
+        return (
+          known.size === expected.size &&
+          [...expected].every(([uid, w]) => sameWorker(known.get(uid) ?? w, w) && known.has(uid))
+        );
+      },
+      'the frozen subscriber to converge',
+      15_000,
+    );
     await publisher.close();
     await waitFor(() => state().size === 0, 'withdrawal');
     await child.call({ op: 'stop' });
@@ -317,8 +363,15 @@ describe('local subscriber', () => {
     await waitFor(() => recorder.workers.get(a.uid)?.version === '2', 'the update, without a journal');
     await publisher.call({ op: 'publish', type: 'worker-dropped', worker: b });
     await waitFor(() => !recorder.workers.has(b.uid), 'the drop, without a journal');
-    assert.deepEqual(readFileSync(join(lockDir, 'journal')).subarray(0, 4).toString('latin1'), 'WRXJ', 'the foreign file is left alone');
-    assert.deepEqual(recorder.diagnostics.filter((d) => d.kind === 'malformed-record'), []);
+    assert.deepEqual(
+      readFileSync(join(lockDir, 'journal')).subarray(0, 4).toString('latin1'),
+      'WRXJ',
+      'the foreign file is left alone',
+    );
+    assert.deepEqual(
+      recorder.diagnostics.filter((d) => d.kind === 'malformed-record'),
+      [],
+    );
     await publisher.call({ op: 'exit' });
     await waitFor(() => recorder.workers.size === 0, 'withdrawal');
     recorder.stop();
@@ -336,7 +389,10 @@ describe('local subscriber', () => {
     await waitFor(() => recorder.events.length === 1, 'enters the filter');
     await publisher.publish('worker-updated', w);
     await waitFor(() => recorder.events.length === 2, 'leaves the filter');
-    assert.deepEqual(recorder.events.map((e) => e.type), ['worker-added', 'worker-dropped']);
+    assert.deepEqual(
+      recorder.events.map((e) => e.type),
+      ['worker-added', 'worker-dropped'],
+    );
     recorder.stop();
     await publisher.close();
   });

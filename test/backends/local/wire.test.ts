@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { readRegistrantMark } from '../../../src/backends/local/block/blockFile.js';
-import { blockName } from '../../../src/backends/local/block/blockFile.js';
+import { readRegistrantMark, blockName } from '../../../src/backends/local/block/blockFile.js';
 import { localDiscovery } from '../../../src/backends/local/index.js';
 import { shortHash } from '../../../src/backends/local/names/shortHash.js';
 import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
@@ -13,7 +12,10 @@ import { workerInfo } from '../../../src/model/workerInfo.js';
 import { assertClean, makeWorker, TMP, uniqueNamespace, strayTestFiles } from './helpers.js';
 
 interface Vectors {
-  names: ({ input: string; short_hash: string } | { input_uuid: string; hex: string; block_name: string; slot_bytes_hex: string })[];
+  names: (
+    | { input: string; short_hash: string }
+    | { input_uuid: string; hex: string; block_name: string; slot_bytes_hex: string }
+  )[];
   metadata: {
     uid: string;
     address: string;
@@ -28,7 +30,9 @@ interface Vectors {
   block_example: { block_size: number; hex: string };
 }
 
-const vectors = JSON.parse(readFileSync(new URL('../../fixtures/wool-vectors.json', import.meta.url), 'utf8')) as Vectors;
+const vectors = JSON.parse(
+  readFileSync(new URL('../../fixtures/wool-vectors.json', import.meta.url), 'utf8'),
+) as Vectors;
 const used: { namespace: string; uids: string[] }[] = [];
 
 after(async () => {
@@ -111,7 +115,7 @@ describe('local backend: bytes in shared memory', () => {
     await publisher.close();
   });
 
-  it('leaves no mark when the record leaves less than 16 bytes: blockSize stays whole, the block is wool\'s byte for byte', async () => {
+  it("leaves no mark when the record leaves less than 16 bytes: blockSize stays whole, the block is wool's byte for byte", async () => {
     const namespace = uniqueNamespace('block');
     used.push({ namespace, uids: [wool.uid] });
     const exact = workerInfo({ uid: wool.uid, address: wool.address, pid: wool.pid, version: wool.version });
@@ -156,21 +160,30 @@ describe('local backend: validation', () => {
     const bad = (option: string, expected: string, value: string): RegExp =>
       new RegExp(`^localDiscovery: option ${option} must be ${expected}, got ${value}$`);
     const check = (options: Parameters<typeof localDiscovery>[1], message: RegExp): void =>
-      assert.throws(() => localDiscovery('ok', options), (error: unknown) => {
-        assert.ok(error instanceof TypeError);
-        assert.match(error.message, message);
-        return true;
-      });
+      assert.throws(
+        () => localDiscovery('ok', options),
+        (error: unknown) => {
+          assert.ok(error instanceof TypeError);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
     check({ capacity: 0 }, bad('capacity', 'an integer from 1 to 16777216', '0'));
     check({ capacity: 1.5 }, bad('capacity', 'an integer from 1 to 16777216', '1\\.5'));
     check({ blockSize: 4 }, bad('blockSize', 'an integer from 16 to 16777216', '4'));
-    check({ lockTimeout: -1 }, bad('lockTimeout', 'an integer from 0 to 2147483647, or Infinity \\(wait without bound\\)', '-1'));
+    check(
+      { lockTimeout: -1 },
+      bad('lockTimeout', 'an integer from 0 to 2147483647, or Infinity \\(wait without bound\\)', '-1'),
+    );
     check({ pollInterval: -5 }, bad('pollInterval', 'false or an integer from 0 to 2147483647', '-5'));
     check({ pollInterval: true } as never, bad('pollInterval', 'false or an integer from 0 to 2147483647', 'true'));
     check({ liveness: 'yes' } as never, bad('liveness', 'a boolean', '"yes"'));
     check({ tmpdir: '' }, bad('tmpdir', 'a directory path', '""'));
     // A misspelt option is rejected, never silently ignored.
-    check({ capacty: 4 } as never, /^localDiscovery: unknown option "capacty" \(known: capacity, blockSize, lockTimeout, pollInterval, liveness, tmpdir\)$/);
+    check(
+      { capacty: 4 } as never,
+      /^localDiscovery: unknown option "capacty" \(known: capacity, blockSize, lockTimeout, pollInterval, liveness, tmpdir\)$/,
+    );
     check(null as never, /^localDiscovery: options must be an object, got null$/);
   });
 

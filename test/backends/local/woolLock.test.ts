@@ -11,7 +11,18 @@ import { LockTimeoutError, localDiscovery, shortHash } from '../../../src/backen
 import { FileLock } from '../../../src/backends/local/lock/FileLock.js';
 import { localNames } from '../../../src/backends/local/names/localNames.js';
 import { killRealWool, RealWool, woolScan, woolTryLock } from '../../interop/realWool.js';
-import { assertClean, Child, isLockTimeout, killChildren, makeWorker, Recorder, TMP, uniqueNamespace, waitFor, strayTestFiles } from './helpers.js';
+import {
+  assertClean,
+  Child,
+  isLockTimeout,
+  killChildren,
+  makeWorker,
+  Recorder,
+  TMP,
+  uniqueNamespace,
+  waitFor,
+  strayTestFiles,
+} from './helpers.js';
 
 const used: { namespace: string; uids: string[]; woolLeftLock?: boolean }[] = [];
 /** Stopped in `after` too, so that a failing test cannot keep the process alive. */
@@ -35,7 +46,10 @@ after(async () => {
 
 /** A wool process, started to take its lock or publish (entering wool's LocalDiscovery only when it publishes). */
 async function woolProcess(namespace: string, capacity?: number): Promise<RealWool> {
-  return RealWool.start('local', namespace, { lazy: capacity === undefined, ...(capacity === undefined ? {} : { capacity }) });
+  return RealWool.start('local', namespace, {
+    lazy: capacity === undefined,
+    ...(capacity === undefined ? {} : { capacity }),
+  });
 }
 
 function woolScanUids(namespace: string): string[] {
@@ -65,7 +79,7 @@ describe("local namespace lock ↔ wool's flock (the real wool)", () => {
     // woolrx's own lock was released with the failure: another woolrx process is not kept out.
     const names = localNames(namespace, TMP);
     const rxLock = new FileLock(names.rxLockPath, names.lockDirPath);
-    assert.ok(rxLock.tryLock(), 'woolrx\'s lock is free');
+    assert.ok(rxLock.tryLock(), "woolrx's lock is free");
     rxLock.close();
 
     // Released by wool: the same publisher proceeds.
@@ -117,7 +131,10 @@ describe("local namespace lock ↔ wool's flock (the real wool)", () => {
     const count = 400;
     const capacity = 2 * count + 16;
     const rxWorkers = Array.from({ length: count }, () => makeWorker());
-    const entry: { namespace: string; uids: string[]; woolLeftLock?: boolean } = { namespace, uids: rxWorkers.map((w) => w.uid) };
+    const entry: { namespace: string; uids: string[]; woolLeftLock?: boolean } = {
+      namespace,
+      uids: rxWorkers.map((w) => w.uid),
+    };
     used.push(entry);
     const discovery = localDiscovery(namespace, { pollInterval: 200, capacity });
     const recorder = new Recorder(discovery.events(), discovery.diagnostics);
@@ -144,7 +161,10 @@ describe("local namespace lock ↔ wool's flock (the real wool)", () => {
     assert.equal(scanned.length, 2 * count);
     await waitFor(() => recorder.workers.size === 2 * count, `localDiscovery sees all ${2 * count} workers`, 20_000);
     assert.deepEqual(new Set(recorder.workers.keys()), expected);
-    assert.deepEqual(recorder.diagnostics.filter((d) => d.kind === 'malformed-record'), []);
+    assert.deepEqual(
+      recorder.diagnostics.filter((d) => d.kind === 'malformed-record'),
+      [],
+    );
 
     // woolrx leaves first (the segment may be wool's: wool's owner unlinks it at exit).
     await rx.call({ op: 'exit' });
@@ -178,7 +198,11 @@ describe("local namespace lock ↔ wool's flock (the real wool)", () => {
       assert.equal(open().filter((path) => path === lockFile).length, 1, 'one descriptor on the lock file, kept');
     }
     await publisher.close();
-    assert.deepEqual(open().filter((path) => path.startsWith(lockFile)), [], 'lock file descriptor closed');
+    assert.deepEqual(
+      open().filter((path) => path.startsWith(lockFile)),
+      [],
+      'lock file descriptor closed',
+    );
     assert.equal(open().length, before, 'no descriptor leaked');
   });
 

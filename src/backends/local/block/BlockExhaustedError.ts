@@ -15,10 +15,7 @@ export class BlockExhaustedError extends WoolrxError {
    * @param uid The worker whose metadata did not fit.
    */
   constructor(size: number, blockSize: number, uid: string) {
-    super(
-      'WOOLRX_BLOCK_EXHAUSTED',
-      `Metadata of worker ${uid} needs ${size} bytes but its block holds ${blockSize}`,
-    );
+    super('WOOLRX_BLOCK_EXHAUSTED', `Metadata of worker ${uid} needs ${size} bytes but its block holds ${blockSize}`);
     this.size = size;
     this.blockSize = blockSize;
     this.uid = uid;

@@ -1,9 +1,7 @@
 import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { blockName } from './blockFile.js';
-import { LENGTH_PREFIX, MAX_READ_BLOCK } from './blockFile.js';
+import { blockName, LENGTH_PREFIX, MAX_READ_BLOCK, readRegistrantMark } from './blockFile.js';
 import { openSafe } from '../safe-fs/safeFs.js';
-import { readRegistrantMark } from './blockFile.js';
 import { UnsafeObjectError } from '../safe-fs/UnsafeObjectError.js';
 
 /** Scratch buffers kept between reads; a larger (still bounded) block is read into buffers not kept. */
@@ -169,11 +167,20 @@ export class BlockReader {
       if (length === 0) return EMPTY;
       const end = LENGTH_PREFIX + length;
       if (end > first) {
-        return { kind: 'bad-length', prefix: Buffer.from(this.#a.subarray(0, LENGTH_PREFIX)), claimed: length, length: first };
+        return {
+          kind: 'bad-length',
+          prefix: Buffer.from(this.#a.subarray(0, LENGTH_PREFIX)),
+          claimed: length,
+          length: first,
+        };
       }
       const second = readSync(fd, this.#b, 0, end, 0);
       if (second !== end || this.#a.compare(this.#b, 0, end, 0, end) !== 0) return TORN;
-      return { kind: 'record', record: Buffer.from(this.#a.subarray(0, end)), registrant: readRegistrantMark(this.#a, end, first) };
+      return {
+        kind: 'record',
+        record: Buffer.from(this.#a.subarray(0, end)),
+        registrant: readRegistrantMark(this.#a, end, first),
+      };
     } finally {
       if (transient) closeSync(fd);
     }

@@ -9,7 +9,10 @@ import type { WorkerInfo } from '../../../model/types.js';
 import { BlockReader, type BlockHandle } from './BlockReader.js';
 import { LENGTH_PREFIX } from './blockFile.js';
 
-/** What one subscriber knows of one uid found in the slot table or the journal (only {@link WorkerBlocks} changes it). @internal */
+/**
+ * What one subscriber knows of one uid found in the slot table or the journal (only {@link
+ * WorkerBlocks} changes it). @internal
+ */
 export interface WorkerEntry {
   readonly uid: string;
   /** Its block, as the reader knows it. */
@@ -185,10 +188,13 @@ export class WorkerBlocks {
         this.#pending.add(entry);
         entry.strike = undefined;
         if (read.kind === 'bad-length') {
-          const why = `its length prefix exceeds the ${read.length}-byte block (it claims ${read.claimed} bytes: truncated or corrupt)`;
+          const why =
+            `its length prefix exceeds the ${read.length}-byte block (it claims ${read.claimed} bytes: truncated or ` +
+            `corrupt)`;
           this.#malformed(entry, read.prefix, why);
         } else if (read.kind === 'too-large') {
-          const why = `the block is ${read.size} bytes, more than the ${this.#reader.maxBlock} bytes read at most; not read`;
+          const limit = this.#reader.maxBlock;
+          const why = `the block is ${read.size} bytes, more than the ${limit} bytes read at most; not read`;
           this.#malformed(entry, Buffer.from(`too-large:${read.size}`), why);
         } else if (read.kind === 'unsafe') {
           this.#malformed(entry, Buffer.from(`unsafe:${read.error.message}`), read.error.message, read.error);
@@ -278,7 +284,9 @@ export class WorkerBlocks {
       kind: 'malformed-record',
       namespace: this.#namespace,
       uid: entry.uid,
-      message: `Skipped the block of worker ${entry.uid} (${this.#reader.path(entry.block)}): ${why}; retrying on the next scan`,
+      message:
+        `Skipped the block of worker ${entry.uid} (${this.#reader.path(entry.block)}): ${why}; retrying on the next ` +
+        `scan`,
       ...(error === undefined ? {} : { error }),
     });
   }

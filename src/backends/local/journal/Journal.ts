@@ -3,8 +3,7 @@ import { closeSync, constants, fstatSync, ftruncateSync, readSync, unlinkSync, w
 import type { DropReason } from '../../../events/types.js';
 import { FlockUnavailableError } from '../lock/FlockUnavailableError.js';
 import { flock, loadFlock } from '../lock/flockAddon.js';
-import { openSafe } from '../safe-fs/safeFs.js';
-import { openSafeIfExists } from '../safe-fs/safeFs.js';
+import { openSafe, openSafeIfExists } from '../safe-fs/safeFs.js';
 
 const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
 const HEADER_SIZE = 64;
@@ -34,7 +33,10 @@ export const JOURNAL_RECORDS = 512;
 /** Payload length meaning "too large for the journal: read the worker's block". */
 export const SEE_BLOCK = 0xffffffff;
 
-/** `flock(2)` is available here (woolrx's prebuilt addon loads); otherwise journals are neither flocked nor removed while a segment stays. */
+/**
+ * `flock(2)` is available here (woolrx's prebuilt addon loads); otherwise journals are neither
+ * flocked nor removed while a segment stays.
+ */
 function flockAvailable(): boolean {
   try {
     loadFlock();
@@ -164,7 +166,10 @@ export class Journal {
       return { code: 'bad-header', message: `its header claims a record size of ${recordSize} bytes (${possible})` };
     }
     if (count < 1 || count > JOURNAL_RECORDS) {
-      return { code: 'bad-header', message: `its header claims a record count of ${count} (1 to ${JOURNAL_RECORDS} possible)` };
+      return {
+        code: 'bad-header',
+        message: `its header claims a record count of ${count} (1 to ${JOURNAL_RECORDS} possible)`,
+      };
     }
     return undefined;
   }
@@ -351,7 +356,16 @@ export class Journal {
     const slot = rawSlot === NO_SLOT ? undefined : rawSlot;
     if (length === SEE_BLOCK) return { seq, type, uid, slot, record: undefined, seeBlock: true };
     if (RECORD_HEADER + length > n) return undefined;
-    if (type === JOURNAL_DROPPED) return { seq, type, uid, slot, record: undefined, seeBlock: false, reason: DROP_REASON_CODES[scratch.readUInt8(9)] };
+    if (type === JOURNAL_DROPPED)
+      return {
+        seq,
+        type,
+        uid,
+        slot,
+        record: undefined,
+        seeBlock: false,
+        reason: DROP_REASON_CODES[scratch.readUInt8(9)],
+      };
     const record = Buffer.alloc(4 + length);
     record.writeUInt32LE(length, 0);
     scratch.copy(record, 4, RECORD_HEADER, RECORD_HEADER + length);

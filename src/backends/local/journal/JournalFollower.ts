@@ -52,7 +52,10 @@ export class JournalFollower {
   /** The first record the segment did not show, and since when (see #verify). */
   #blockedSeq = -1;
   #blockedSince = 0;
-  /** The lock was found free while record `#clearedSeq` was blocked, with the head then at `#clearedHead` (see #settled). */
+  /**
+   * The lock was found free while record `#clearedSeq` was blocked, with the head then at
+   * `#clearedHead` (see #settled).
+   */
   #clearedSeq = -1;
   #clearedHead = 0;
   #behind = false;
@@ -205,9 +208,17 @@ export class JournalFollower {
       // checked: a writer overwrites it only after moving the head on, which
       // the second read of the head would show.)
       const oldest = head - journal.count + (journal.count > 1 ? 1 : 0);
-      if (head < from || !Number.isSafeInteger(head) || (journal.read(oldest) === undefined && journal.head() === head)) {
+      if (
+        head < from ||
+        !Number.isSafeInteger(head) ||
+        (journal.read(oldest) === undefined && journal.head() === head)
+      ) {
         const why = head < from ? `${from} were already read` : `record ${oldest} is not in the ring`;
-        this.#problem = { key: 'head', transient: false, message: `Journal ${this.#path} has a corrupt head: it claims ${head} records written, but ${why}` };
+        this.#problem = {
+          key: 'head',
+          transient: false,
+          message: `Journal ${this.#path} has a corrupt head: it claims ${head} records written, but ${why}`,
+        };
       }
       return false;
     }
@@ -246,7 +257,11 @@ export class JournalFollower {
    * descheduled between its slot and its record (a loaded machine) is
    * waited for, however long.
    */
-  #verify(records: readonly JournalRecord[], journal: Journal, head: number): { skipped?: Set<JournalRecord>; stop?: JournalRecord | undefined } {
+  #verify(
+    records: readonly JournalRecord[],
+    journal: Journal,
+    head: number,
+  ): { skipped?: Set<JournalRecord>; stop?: JournalRecord | undefined } {
     const check = this.#check;
     if (check === undefined) return {};
     let last: Map<string, JournalRecord> | undefined;

@@ -1,7 +1,6 @@
 import { closeSync, constants, statSync } from 'node:fs';
-import { ensureSafeDir } from '../safe-fs/safeFs.js';
+import { ensureSafeDir, openSafe } from '../safe-fs/safeFs.js';
 import { flock, loadFlock, ofdlock } from './flockAddon.js';
-import { openSafe } from '../safe-fs/safeFs.js';
 
 /** How wool (and the test peer) opens its lock file: read-write, created on demand, mode 0600. */
 const OPEN_FLAGS = constants.O_RDWR | constants.O_CREAT;
@@ -73,7 +72,8 @@ export class FileLock {
   /**
    * Tries once to take the lock, without blocking.
    * @returns `true` if taken, `false` if another process (or descriptor) holds it.
-   * @throws An I/O error other than "busy" (e.g. an unwritable temp directory; `ENOENT` for a missing file opened `existing`).
+   * @throws An I/O error other than "busy" (e.g. an unwritable temp directory; `ENOENT` for a
+   * missing file opened `existing`).
    * @throws {FlockUnavailableError} When no prebuilt flock addon loads on this platform.
    */
   tryLock(): boolean {

@@ -21,7 +21,10 @@ export const LOCK_LINGER_MS = 1;
 export const LOCK_HOLD_MS = 20;
 /** How long such a pause lasts, in ms: longer than wool's poll period. @internal */
 export const LOCK_PAUSE_MS = 2;
-/** The lock taken again within this long of letting it go, in ms, continues the holding (nobody else had a poll's chance). @internal */
+/**
+ * The lock taken again within this long of letting it go, in ms, continues the holding (nobody else
+ * had a poll's chance). @internal
+ */
 export const LOCK_RETAKE_GAP_MS = 1;
 /**
  * The lock taken again within this long of letting it go, in ms, makes a
@@ -210,7 +213,10 @@ export class LockHolding {
     this.#releaseKept();
   }
 
-  /** Keeps the lock for the next section, or releases it now if another woolrx publisher waits for it (or asking failed). */
+  /**
+   * Keeps the lock for the next section, or releases it now if another woolrx publisher waits for
+   * it (or asking failed).
+   */
   #keepUnlessWaited(): void {
     let waited = true;
     try {
@@ -221,7 +227,10 @@ export class LockHolding {
     }
   }
 
-  /** Keeps the lock after a section; released when the event loop turns, unless a section takes it first, or when the process exits. */
+  /**
+   * Keeps the lock after a section; released when the event loop turns, unless a section takes it
+   * first, or when the process exits.
+   */
   #keep(): void {
     this.#kept = this.#current;
     this.#current = undefined;

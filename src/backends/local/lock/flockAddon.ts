@@ -95,13 +95,18 @@ function load(): NativeFlock {
   const label = `${platform} (${flavour})`;
   const root = packageRoot();
   if (root === undefined) {
-    throw new FlockUnavailableError(label, 'woolrx\'s package directory was not found (a bundle without woolrx in node_modules): install woolrx beside the bundle, or keep it external');
+    throw new FlockUnavailableError(
+      label,
+      "woolrx's package directory was not found (a bundle without woolrx in node_modules): install woolrx beside " +
+        'the bundle, or keep it external',
+    );
   }
   const file = join(root, 'prebuilds', platform, `woolrx-flock.${flavour}.node`);
   if (!existsSync(file)) {
     throw new FlockUnavailableError(
       label,
-      `no prebuilt addon for it (${file} is missing; woolrx ships ${SHIPPED}). Use the memory, lan or etcd backend here` +
+      `no prebuilt addon for it (${file} is missing; woolrx ships ${SHIPPED}). Use the memory, lan or etcd ` +
+        `backend here` +
         (existsSync(join(root, 'native')) ? ', or run `npm run build` in the repository' : ''),
     );
   }
@@ -176,7 +181,9 @@ export function ofdlock(fd: number, operation: OfdOperation, offset: number): bo
   const answer = load().ofdlock(fd, OFD_OPERATIONS[operation], offset);
   if (answer >= 0) return operation !== 'query' || answer === 1;
   const code = errnoName(-answer);
-  const error = new Error(`fcntl(${fd}, F_OFD_*, ${operation} byte ${offset}) failed: ${code}`) as NodeJS.ErrnoException;
+  const error = new Error(
+    `fcntl(${fd}, F_OFD_*, ${operation} byte ${offset}) failed: ${code}`,
+  ) as NodeJS.ErrnoException;
   error.code = code;
   error.errno = answer;
   error.syscall = 'fcntl';

@@ -102,7 +102,8 @@ function bothReleased(rx: Held, wool: Held): Release {
  *
  * @param options The lock to take.
  * @returns A release function, or `undefined` when another holder has either lock (then neither is held).
- * @throws Any error but "already locked" (e.g. an unwritable temp directory, {@link UnsafeObjectError}); then neither is held.
+ * @throws Any error but "already locked" (e.g. an unwritable temp directory, {@link
+ * UnsafeObjectError}); then neither is held.
  * @internal
  */
 export function tryNamespaceLock(options: NamespaceLockOptions): Release | undefined {
@@ -178,12 +179,15 @@ export function clearIntent(fd: number): void {
  * @param names The lock's names.
  * @internal
  */
-export function removeLockParent(names: Pick<NamespaceLockOptions, 'lockDirPath' | 'rxLockPath'> & { readonly journalPath: string }): void {
+export function removeLockParent(
+  names: Pick<NamespaceLockOptions, 'lockDirPath' | 'rxLockPath'> & { readonly journalPath: string },
+): void {
   if (existsSync(names.rxLockPath) && !existsSync(names.journalPath)) {
     const flock = new FileLock(names.rxLockPath);
     try {
       const fd = flock.tryLock() ? flock.fd : undefined;
-      if (fd !== undefined && !existsSync(names.journalPath) && readIntent(fd) === undefined) unlinkSync(names.rxLockPath);
+      if (fd !== undefined && !existsSync(names.journalPath) && readIntent(fd) === undefined)
+        unlinkSync(names.rxLockPath);
     } catch {
       // Gone meanwhile, or not ours: leave it.
     } finally {
@@ -202,7 +206,13 @@ export function removeLockParent(names: Pick<NamespaceLockOptions, 'lockDirPath'
  * turns of the loop a few times, then 1, 2, 4 ... `maxDelay` ms. With
  * `announce`, says it waits while it does ({@link FileLock.announce}).
  */
-async function acquireOne(held: Held, options: NamespaceLockOptions, deadline: number, maxDelay: number, announce = false): Promise<void> {
+async function acquireOne(
+  held: Held,
+  options: NamespaceLockOptions,
+  deadline: number,
+  maxDelay: number,
+  announce = false,
+): Promise<void> {
   try {
     for (let attempt = 0; ; attempt += 1) {
       if (tryOnce(held, options.existing)) return;

@@ -7,6 +7,10 @@ let counter = 0;
 /** `woolrx:<pid>:<salt>:` then a 9-digit counter, padded to 40 bytes; rewritten in place. */
 const marker = Buffer.alloc(40, ' ');
 const counterAt = marker.write(`woolrx:${process.pid}:${randomBytes(4).toString('hex')}:`, 'latin1');
+/**
+ * One descriptor per notification file for the whole process: every writer of the namespace here
+ * touches through it.
+ */
 const open = new Map<string, number>();
 
 /**
@@ -89,12 +93,10 @@ export function closeNotify(names: LocalNames): void {
 
 /**
  * Closes a watcher and removes its listeners. A closed `fs.watch` watcher
- * is still referenced by its native handle object, which a young-generation
- * collection (scavenge) keeps alive until the next full GC: its listeners
- * would keep the whole subscription (this watcher's scan, the
- * {@link LocalWatch}, its buffers and maps) alive as long, so that every
- * subscribe/unsubscribe cycle left its objects to be promoted to the old
- * generation, and the young generation grew (#25).
+ * is still referenced by its native handle object until the next full GC:
+ * its listeners would keep the whole subscription alive as long, so that
+ * every subscribe/unsubscribe cycle would promote its objects to the old
+ * generation.
  */
 function release(watcher: FSWatcher | undefined): void {
   watcher?.close();
@@ -107,9 +109,15 @@ export interface Wake {
   readonly events: number;
   /** The poll timer fired. */
   readonly poll: boolean;
-  /** Something in the directory was renamed, or the watch failed: check the directory is still the one watched ({@link NotifyWatcher.recheckDir}). */
+  /**
+   * Something in the directory was renamed, or the watch failed: check the directory is still the
+   * one watched ({@link NotifyWatcher.recheckDir}).
+   */
   readonly dirChanged: boolean;
-  /** `notify` was created or removed (a last one out, a new segment), or the poll timer fired: check the segment is still the one read. */
+  /**
+   * `notify` was created or removed (a last one out, a new segment), or the poll timer fired: check
+   * the segment is still the one read.
+   */
   readonly segmentMoved: boolean;
 }
 
@@ -183,7 +191,12 @@ export class NotifyWatcher {
    * @returns The wake-ups.
    */
   take(): Wake {
-    const wake: Wake = { events: this.#events, poll: this.#poll, dirChanged: this.#dirChanged, segmentMoved: this.#segmentMoved };
+    const wake: Wake = {
+      events: this.#events,
+      poll: this.#poll,
+      dirChanged: this.#dirChanged,
+      segmentMoved: this.#segmentMoved,
+    };
     this.#events = 0;
     this.#poll = false;
     this.#dirChanged = false;

@@ -26,7 +26,8 @@ export function openSafe(path: string, flags: number, mode = 0o600): SafeFile {
   try {
     fd = openSync(path, flags | constants.O_NOFOLLOW, mode);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new UnsafeObjectError(path, -1, -1, 'it is a symbolic link');
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new UnsafeObjectError(path, -1, -1, 'it is a symbolic link');
     throw error;
   }
   try {
@@ -79,7 +80,12 @@ export function assertSafe(stats: Stats, path: string, type: 'file' | 'directory
   }
   const euid = process.geteuid?.() ?? stats.uid;
   if (stats.uid !== euid) {
-    throw new UnsafeObjectError(path, stats.uid, stats.mode, `it belongs to uid ${stats.uid}, not to this process's uid ${euid}`);
+    throw new UnsafeObjectError(
+      path,
+      stats.uid,
+      stats.mode,
+      `it belongs to uid ${stats.uid}, not to this process's uid ${euid}`,
+    );
   }
   if ((stats.mode & WRITABLE_BY_OTHERS) !== 0) {
     throw new UnsafeObjectError(path, stats.uid, stats.mode, 'users other than its owner can write it');

@@ -1,7 +1,6 @@
 import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, readSync, statSync, writeSync } from 'node:fs';
 import { MAX_READ_CAPACITY, SLOT_SIZE } from './slotTable.js';
-import { openSafe } from '../safe-fs/safeFs.js';
-import { openSafeIfExists } from '../safe-fs/safeFs.js';
+import { openSafe, openSafeIfExists } from '../safe-fs/safeFs.js';
 
 /** Header: ASCII `WLD1`, u32 LE capacity, 8 zero bytes. */
 export const HEADER_SIZE = 16;
@@ -69,7 +68,10 @@ export class SegmentFile {
     let fd: number;
     let ino: number;
     try {
-      ({ fd, stats: { ino } } = openSafe(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600));
+      ({
+        fd,
+        stats: { ino },
+      } = openSafe(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
       throw error;
@@ -145,6 +147,19 @@ export class SegmentFile {
       done += n;
     }
     return true;
+  }
+
+  /**
+   * Whether some slot holds a worker (one read of the table; slots cut off
+   * by a truncation read as free).
+   * @param capacity The ready capacity.
+   * @returns Whether a slot is taken.
+   */
+  anySlotTaken(capacity: number): boolean {
+    const table = Buffer.alloc(SLOT_SIZE * capacity);
+    this.readTable(table, capacity);
+    for (let i = 0; i < table.length; i += 8) if (table.readBigUInt64LE(i) !== 0n) return true;
+    return false;
   }
 
   /**

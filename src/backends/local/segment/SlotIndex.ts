@@ -1,8 +1,4 @@
-import { findSlot } from './slotTable.js';
-import { FREE_SLOT, SLOT_SIZE } from './slotTable.js';
-
-/** Slot-table regions at most this large are compared slot by slot. */
-const LEAF_BYTES = 256;
+import { diffSlots, findSlot, FREE_SLOT, SLOT_SIZE } from './slotTable.js';
 
 /**
  * A writer's index of a slot table it reads under the lock: the first slot
@@ -43,7 +39,7 @@ export class SlotIndex {
       this.#rebuild(table, length);
       return;
     }
-    this.#diff(table, 0, length);
+    this.#diff(table, length);
   }
 
   /**
@@ -77,25 +73,18 @@ export class SlotIndex {
     this.#first.clear();
     this.#extra.clear();
     this.#free = length > 0 ? 0 : -1;
-    this.#diff(table, 0, length);
+    this.#diff(table, length);
   }
 
-  /** Applies every slot of `table` that differs from the known table in [start, end). */
-  #diff(table: Buffer, start: number, end: number): void {
-    const known = this.#known;
-    if (end <= start || table.compare(known, start, end, start, end) === 0) return;
-    if (end - start <= LEAF_BYTES) {
-      for (let offset = start; offset < end; offset += SLOT_SIZE) {
-        if (table.compare(known, offset, offset + SLOT_SIZE, offset, offset + SLOT_SIZE) !== 0) {
-          this.#put(offset / SLOT_SIZE, offset, table, offset);
-        }
-      }
-      return;
-    }
-    const middle = start + Math.floor((end - start) / (2 * SLOT_SIZE)) * SLOT_SIZE;
-    this.#diff(table, start, middle);
-    this.#diff(table, middle, end);
+  /** Applies every slot of `table` that differs from the known table. */
+  #diff(table: Buffer, length: number): void {
+    this.#source = table;
+    diffSlots(table, this.#known, 0, length, this.#changedSlot);
   }
+
+  /** The table being synced (see #changedSlot). */
+  #source: Buffer = this.#known;
+  readonly #changedSlot = (offset: number): void => this.#put(offset / SLOT_SIZE, offset, this.#source, offset);
 
   /** Sets slot `slot` (at `offset`) of the known table to `source[from, from + 16)`, keeping the maps. */
   #put(slot: number, offset: number, source: Buffer, from: number): void {
@@ -133,7 +122,10 @@ export class SlotIndex {
     if (this.#first.get(key) !== slot) return;
     // Held by a later slot too (this one was the first): that one is the first now.
     const from = (slot + 1) * SLOT_SIZE;
-    const at = from < this.#length ? findSlot(this.#known.subarray(from, this.#length), this.#length - from, Buffer.from(key, 'latin1')) : -1;
+    const at =
+      from < this.#length
+        ? findSlot(this.#known.subarray(from, this.#length), this.#length - from, Buffer.from(key, 'latin1'))
+        : -1;
     if (at >= 0) this.#first.set(key, slot + 1 + at);
     else this.#first.delete(key);
   }

@@ -1,10 +1,5 @@
-import { FREE_SLOT, SLOT_SIZE } from './slotTable.js';
+import { diffSlots, FREE_SLOT, SLOT_SIZE, slotHoldsUid, slotUid } from './slotTable.js';
 import { SegmentFile, type SegmentProblem } from './SegmentFile.js';
-import { slotHoldsUid } from './slotTable.js';
-import { slotUid } from './slotTable.js';
-
-/** Slot-table regions at most this large are compared slot by slot. */
-const LEAF_BYTES = 256;
 
 /** Something wrong with the segment, to report (see {@link MirrorRead.problem}). @internal */
 export interface SegmentReport {
@@ -93,7 +88,10 @@ export class SlotMirror {
   readonly #present = new Map<string, number>();
   #changed: Set<string> | undefined;
   readonly #slot = Buffer.alloc(SLOT_SIZE);
-  /** The inode of the segment last read whole: when it can no longer be read, the copy is held (see {@link MirrorRead.held}). */
+  /**
+   * The inode of the segment last read whole: when it can no longer be read, the copy is held (see
+   * {@link MirrorRead.held}).
+   */
   #goodIno = -1;
   /** The last read held the copy. */
   #held = false;
@@ -151,7 +149,8 @@ export class SlotMirror {
       const segment = (this.#segment ??= SegmentFile.open(this.#path, false, this.#maxCapacity));
       if (segment === undefined) return false;
       const capacity = segment.capacity();
-      if (capacity !== undefined && slot < capacity && segment.readSlot(slot, this.#slot) && this.#slot.equals(uid)) return true;
+      if (capacity !== undefined && slot < capacity && segment.readSlot(slot, this.#slot) && this.#slot.equals(uid))
+        return true;
       if (attempt > 0 || segment.isAt(this.#path)) return false;
       segment.close();
       this.#segment = undefined;
@@ -205,7 +204,7 @@ export class SlotMirror {
     this.#cur.fill(0, length);
     const changed = new Set<string>();
     this.#changed = changed;
-    this.#diff(0, span);
+    this.#diff(span);
     const swap = this.#prev;
     this.#prev = this.#cur;
     this.#cur = swap;
@@ -307,24 +306,21 @@ export class SlotMirror {
     this.#segment = undefined;
   }
 
-  /** Updates the copy for each slot whose bytes differ between #prev and #cur in [start, end). */
-  #diff(start: number, end: number): void {
-    const cur = this.#cur;
-    if (end <= start || cur.compare(this.#prev, start, end, start, end) === 0) return;
-    if (end - start <= LEAF_BYTES) {
-      for (let offset = start; offset < end; offset += SLOT_SIZE) {
-        if (cur.compare(this.#prev, offset, offset + SLOT_SIZE, offset, offset + SLOT_SIZE) === 0) continue;
-        const free = cur.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0;
-        this.#setSlot(offset / SLOT_SIZE, free ? undefined : slotUid(cur, offset));
-      }
-      return;
-    }
-    const middle = start + Math.floor((end - start) / (2 * SLOT_SIZE)) * SLOT_SIZE;
-    this.#diff(start, middle);
-    this.#diff(middle, end);
+  /** Updates the copy for each slot whose bytes differ between #prev and #cur. */
+  #diff(length: number): void {
+    diffSlots(this.#cur, this.#prev, 0, length, this.#changedSlot);
   }
 
-  /** Sets the copy's uid of one slot, keeping the counts; notes (during a read) uids whose presence may have changed. */
+  readonly #changedSlot = (offset: number): void => {
+    const cur = this.#cur;
+    const free = cur.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0;
+    this.#setSlot(offset / SLOT_SIZE, free ? undefined : slotUid(cur, offset));
+  };
+
+  /**
+   * Sets the copy's uid of one slot, keeping the counts; notes (during a read) uids whose presence
+   * may have changed.
+   */
   #setSlot(slot: number, uid: string | undefined): void {
     const old = this.#slotUids[slot];
     if (old !== undefined) {

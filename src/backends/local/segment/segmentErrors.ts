@@ -18,7 +18,10 @@ export class SegmentNotReadyError extends WoolrxError {
    * @param waited How long the publisher waited for the header, in ms.
    */
   constructor(path: string, namespace: string, waited: number) {
-    super('WOOLRX_SEGMENT_NOT_READY', `Segment ${path} of namespace ${JSON.stringify(namespace)} has no WLD1 header after ${waited} ms`);
+    super(
+      'WOOLRX_SEGMENT_NOT_READY',
+      `Segment ${path} of namespace ${JSON.stringify(namespace)} has no WLD1 header after ${waited} ms`,
+    );
     this.path = path;
     this.namespace = namespace;
   }
@@ -44,7 +47,8 @@ export class SegmentTooLargeError extends WoolrxError {
   constructor(path: string, namespace: string, capacity: number, maxCapacity: number) {
     super(
       'WOOLRX_SEGMENT_TOO_LARGE',
-      `Segment ${path} of namespace ${JSON.stringify(namespace)} claims a capacity of ${capacity} slots, more than the ${maxCapacity} accepted; not used`,
+      `Segment ${path} of namespace ${JSON.stringify(namespace)} claims a capacity of ${capacity} slots, more ` +
+        `than the ${maxCapacity} accepted; not used`,
     );
     this.path = path;
     this.namespace = namespace;
@@ -62,7 +66,10 @@ export class SharedMemoryUnavailableError extends WoolrxError {
 
   /** @param path The directory that is missing (`/dev/shm`). */
   constructor(path: string) {
-    super('WOOLRX_NO_SHARED_MEMORY', `localDiscovery needs POSIX shared memory at ${path} (Linux); this system has none`);
+    super(
+      'WOOLRX_NO_SHARED_MEMORY',
+      `localDiscovery needs POSIX shared memory at ${path} (Linux); this system has none`,
+    );
     this.path = path;
   }
 }

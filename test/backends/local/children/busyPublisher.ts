@@ -9,7 +9,13 @@ import { workerInfo } from '../../../../src/model/workerInfo.js';
 const [namespace = ''] = process.argv.slice(2);
 const publisher = localDiscovery(namespace, { capacity: 256, pollInterval: false, liveness: false }).publisher();
 const worker = (uid: string, n: number) =>
-  workerInfo({ uid, address: `127.0.0.1:${20_000 + (n % 10_000)}`, pid: process.pid, version: '1.0.0', tags: [`n${n}`] });
+  workerInfo({
+    uid,
+    address: `127.0.0.1:${20_000 + (n % 10_000)}`,
+    pid: process.pid,
+    version: '1.0.0',
+    tags: [`n${n}`],
+  });
 
 let ready = false;
 const kept: string[] = [];

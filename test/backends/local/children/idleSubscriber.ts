@@ -4,9 +4,11 @@
 import { localDiscovery } from '../../../../src/backends/local/index.js';
 
 const [namespace = ''] = process.argv.slice(2);
-const subscription = localDiscovery(namespace, { pollInterval: 50 }).events().subscribe((event) => {
-  process.stdout.write(`event ${event.type}\n`);
-});
+const subscription = localDiscovery(namespace, { pollInterval: 50 })
+  .events()
+  .subscribe((event) => {
+    process.stdout.write(`event ${event.type}\n`);
+  });
 setTimeout(() => {
   subscription.unsubscribe();
   process.stdout.write('unsubscribed\n');

@@ -5,7 +5,9 @@ import { localDiscovery } from '../../../../src/backends/local/index.js';
 
 const [namespace = '', options = '{}'] = process.argv.slice(2);
 const discovery = localDiscovery(namespace, JSON.parse(options) as object);
-const diagnostics = discovery.diagnostics.subscribe((d) => process.send?.({ diagnostic: { kind: d.kind, message: d.message, uid: d.uid } }));
+const diagnostics = discovery.diagnostics.subscribe((d) =>
+  process.send?.({ diagnostic: { kind: d.kind, message: d.message, uid: d.uid } }),
+);
 const subscription = discovery.events().subscribe((event) => process.send?.({ event }));
 process.send?.({ ready: true });
 
