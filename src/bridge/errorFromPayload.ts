@@ -6,7 +6,8 @@ import type { BridgeErrorPayload } from './types.js';
  * port; match on `code` or `name`). @internal
  *
  * @example
- * errorFromPayload({ name: 'LockTimeoutError', message: 'busy', code: 'WOOLRX_LOCK_TIMEOUT' }).code; // 'WOOLRX_LOCK_TIMEOUT'
+ * const error = errorFromPayload({ name: 'LockTimeoutError', message: 'busy', code: 'WOOLRX_LOCK_TIMEOUT' });
+ * error.code; // 'WOOLRX_LOCK_TIMEOUT'
  *
  * @param payload What crossed the port.
  * @returns The error.

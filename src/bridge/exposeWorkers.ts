@@ -26,7 +26,8 @@ function sourceOf(value: unknown): Source {
   if (isObject(value) && typeof value['subscribe'] === 'function')
     return { items: value as unknown as Observable<unknown> };
   throw new TypeError(
-    `Invalid exposeWorkers source: ${describeValue(value)} (expected a Discovery, or an Observable of worker events such as discovery.watch())`,
+    `Invalid exposeWorkers source: ${describeValue(value)} ` +
+      '(expected a Discovery, or an Observable of worker events such as discovery.watch())',
   );
 }
 
@@ -61,7 +62,8 @@ function itemMessage(channel: string, id: string, stream: BridgeStream, item: un
     worker = workerPayload(item['worker'] as never);
   } catch (error) {
     throw new TypeError(
-      `exposeWorkers: the source emitted a ${type} event with an invalid worker: ${error instanceof Error ? error.message : String(error)}`,
+      `exposeWorkers: the source emitted a ${type} event with an invalid worker: ` +
+        (error instanceof Error ? error.message : String(error)),
       { cause: error },
     );
   }

@@ -78,7 +78,8 @@ export const lanBackend: CliBackend = Object.freeze({
       multiple: true,
       valueName: 'PATH',
       description:
-        'Sign announced workers and list only signed ones, with the shared secret in PATH (chmod 600); several while rolling a key (the first signs)',
+        'Sign announced workers and list only signed ones, with the shared secret in PATH (chmod 600); ' +
+        'several while rolling a key (the first signs)',
     },
     'mdns-interface': {
       type: 'string',

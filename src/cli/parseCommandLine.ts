@@ -105,7 +105,8 @@ export function parseCommandLine(
     const name = rest[0] ?? '';
     if (rest.length > 1 || !has(registry.commands, name)) {
       throw new UsageError(
-        `unknown command ${JSON.stringify(rest.join(' '))}${rest.length > 1 ? '' : suggestion(name, Object.keys(registry.commands))}`,
+        `unknown command ${JSON.stringify(rest.join(' '))}` +
+          (rest.length > 1 ? '' : suggestion(name, Object.keys(registry.commands))),
       );
     }
     return { kind: 'help', command: registry.commands[name] as CliCommand };
@@ -155,7 +156,8 @@ export function parseCommandLine(
     const name = typeof values['backend'] === 'string' ? values['backend'] : DEFAULT_BACKEND;
     if (!has(registry.backends, name)) {
       throw new UsageError(
-        `unknown backend ${JSON.stringify(name)}${suggestion(name, Object.keys(registry.backends)) || ` (known: ${known})`}`,
+        `unknown backend ${JSON.stringify(name)}` +
+          (suggestion(name, Object.keys(registry.backends)) || ` (known: ${known})`),
         command,
       );
     }
@@ -169,7 +171,8 @@ export function parseCommandLine(
       if (typeof name !== 'string') throw new UsageError(`missing --${flag} (one of ${known})`, command);
       if (!has(registry.backends, name)) {
         throw new UsageError(
-          `unknown backend ${JSON.stringify(name)} for --${flag}${suggestion(name, Object.keys(registry.backends)) || ` (known: ${known})`}`,
+          `unknown backend ${JSON.stringify(name)} for --${flag}` +
+            (suggestion(name, Object.keys(registry.backends)) || ` (known: ${known})`),
           command,
         );
       }

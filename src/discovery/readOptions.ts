@@ -86,7 +86,8 @@ export function readOptions(factory: string, options: unknown, known: readonly s
   const unknown = Object.keys(record).filter((key) => !known.includes(key));
   if (unknown.length > 0) {
     throw new TypeError(
-      `${factory}: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => describeValue(key)).join(', ')} (known: ${known.join(', ')})`,
+      `${factory}: unknown option${unknown.length > 1 ? 's' : ''} ` +
+        `${unknown.map((key) => describeValue(key)).join(', ')} (known: ${known.join(', ')})`,
     );
   }
   const fail = (name: string, expected: string, value: unknown): never => {
@@ -135,7 +136,10 @@ export function readOptions(factory: string, options: unknown, known: readonly s
 
 /** Longest file name on Linux file systems (`NAME_MAX`), in bytes. */
 const NAME_MAX = 255;
-/** Longest namespace, in UTF-8 bytes: wool's local backend names a directory `wool-<namespace>`, which must fit `NAME_MAX`. */
+/**
+ * Longest namespace, in UTF-8 bytes: wool's local backend names a directory `wool-<namespace>`, which must fit
+ * `NAME_MAX`.
+ */
 const MAX_NAMESPACE_BYTES = NAME_MAX - 'wool-'.length;
 
 /**
@@ -163,7 +167,8 @@ export function readNamespace(factory: string, namespace: unknown = 'default'): 
   if (bytes > MAX_NAMESPACE_BYTES) {
     const shown = describeValue(namespace.length > 40 ? `${namespace.slice(0, 40)}…` : namespace);
     throw new TypeError(
-      `${factory}: namespace ${shown} is ${bytes} bytes long (at most ${MAX_NAMESPACE_BYTES} UTF-8 bytes: wool's local backend names a directory wool-<namespace>, which must fit NAME_MAX, ${NAME_MAX} bytes)`,
+      `${factory}: namespace ${shown} is ${bytes} bytes long (at most ${MAX_NAMESPACE_BYTES} UTF-8 bytes: ` +
+        `wool's local backend names a directory wool-<namespace>, which must fit NAME_MAX, ${NAME_MAX} bytes)`,
     );
   }
   return namespace;

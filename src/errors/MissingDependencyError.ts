@@ -30,7 +30,8 @@ export class MissingDependencyError extends WoolrxError {
     super(
       'WOOLRX_MISSING_DEPENDENCY',
       installed
-        ? `${entry} cannot load ${packageName} (${reason}): reinstall it for this runtime (npm rebuild ${packageName}; in Electron, @electron/rebuild)`
+        ? `${entry} cannot load ${packageName} (${reason}): ` +
+            `reinstall it for this runtime (npm rebuild ${packageName}; in Electron, @electron/rebuild)`
         : `${entry} needs the package ${packageName}, which is not installed: npm install ${packageName}`,
       options,
     );

@@ -23,8 +23,9 @@ export class NodeOnlyEntryError extends WoolrxError {
   constructor(entry: string) {
     super(
       'WOOLRX_NODE_ONLY_ENTRY',
-      `${entry} runs in Node.js only (a server, the Electron main process), not in a browser or an Electron renderer: ` +
-        'in a renderer, use woolrx/bridge — exposeWorkers(discovery, port) where the backend runs, discoveryFrom(port) in the renderer',
+      `${entry} runs in Node.js only (a server, the Electron main process), ` +
+        'not in a browser or an Electron renderer: in a renderer, use woolrx/bridge — ' +
+        'exposeWorkers(discovery, port) where the backend runs, discoveryFrom(port) in the renderer',
     );
     this.entry = entry;
   }

@@ -25,9 +25,11 @@ export function discoveryEvent(type: DiscoveryEventType, worker: WorkerInfo, rea
   }
   if (reason === undefined) return Object.freeze({ type, worker });
   if (type !== 'worker-dropped' || !isDropReason(reason)) {
-    throw new TypeError(
-      `Invalid drop reason: ${describeValue(reason)}${type === 'worker-dropped' ? ` (expected ${DROP_REASONS.join(', ')})` : ` on a ${type} event (only worker-dropped has one)`}`,
-    );
+    const why =
+      type === 'worker-dropped'
+        ? ` (expected ${DROP_REASONS.join(', ')})`
+        : ` on a ${type} event (only worker-dropped has one)`;
+    throw new TypeError(`Invalid drop reason: ${describeValue(reason)}${why}`);
   }
   return Object.freeze({ type, worker, reason });
 }

@@ -22,9 +22,8 @@ function checkKeys(init: object): void {
   for (const key of Object.keys(init)) {
     if (FIELDS.includes(key)) continue;
     const near = FIELDS.find((field) => field === `${key}s` || `${field}s` === key);
-    throw new TypeError(
-      `Invalid worker field: ${JSON.stringify(key)} (expected one of ${FIELDS.join(', ')}${near === undefined ? '' : `; did you mean ${near}?`})`,
-    );
+    const hint = near === undefined ? '' : `; did you mean ${near}?`;
+    throw new TypeError(`Invalid worker field: ${JSON.stringify(key)} (expected one of ${FIELDS.join(', ')}${hint})`);
   }
 }
 

@@ -85,7 +85,8 @@ export function expireWorkers(
 ): MonoTypeOperatorFunction<DiscoveryEvent> {
   if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0) {
     throw new TypeError(
-      `expireWorkers: ttl must be a finite positive number of milliseconds, got ${typeof ttl === 'number' ? String(ttl) : describeValue(ttl)}`,
+      'expireWorkers: ttl must be a finite positive number of milliseconds, ' +
+        `got ${typeof ttl === 'number' ? String(ttl) : describeValue(ttl)}`,
     );
   }
   if (

@@ -359,7 +359,9 @@ export class RelayRun {
     if (!retrying)
       this.#out.next({
         type: 'relay-error',
-        message: `writing to the target failed (${errorMessage(error)}); following the source and re-syncing the target when it is back`,
+        message:
+          `writing to the target failed (${errorMessage(error)}); ` +
+          'following the source and re-syncing the target when it is back',
         ...(code === undefined ? {} : { code }),
       });
     const delay = retryDelay(this.#attempt, RETRY_FIRST_MS, RETRY_MAX_MS);

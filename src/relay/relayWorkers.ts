@@ -107,7 +107,8 @@ export function relayWorkers(
   }
   if (!isDiscovery(target)) {
     throw new TypeError(
-      `relayWorkers: target must be a Discovery (memoryDiscovery, localDiscovery, lanDiscovery, etcdDiscovery), got ${describeValue(target)}`,
+      'relayWorkers: target must be a Discovery (memoryDiscovery, localDiscovery, lanDiscovery, etcdDiscovery), ' +
+        `got ${describeValue(target)}`,
     );
   }
   const read = readOptions('relayWorkers', options, OPTIONS);

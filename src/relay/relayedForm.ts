@@ -37,7 +37,9 @@ export function relayedForm(
     const parsed = parseAddress(address);
     if (parsed.kind === 'unix') {
       return {
-        reason: `its address ${address} is a unix socket, which other hosts cannot reach (bind the worker to a TCP address)`,
+        reason:
+          `its address ${address} is a unix socket, which other hosts cannot reach ` +
+          '(bind the worker to a TCP address)',
       };
     }
     const local = isLoopbackHost(parsed.host) ? 'loopback' : isWildcardHost(parsed.host) ? 'wildcard' : undefined;
@@ -45,7 +47,9 @@ export function relayedForm(
       const host = settings.advertiseHost;
       if (host === undefined) {
         return {
-          reason: `its address ${address} is on a ${local} host, which other hosts cannot reach; pass advertiseHost (CLI: --advertise-host) with this host's address`,
+          reason:
+            `its address ${address} is on a ${local} host, which other hosts cannot reach; ` +
+            "pass advertiseHost (CLI: --advertise-host) with this host's address",
         };
       }
       address = `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${parsed.port}`;

@@ -66,7 +66,10 @@ export class EtcdPublisher extends PublisherBase {
   readonly #settings: EtcdSettings;
   readonly #connection: EtcdConnection;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
-  /** Workers this publisher registered whose keys carried its lease at its last write, with the metadata it last wrote, by uid. */
+  /**
+   * Workers this publisher registered whose keys carried its lease at its last write, with the metadata it last
+   * wrote, by uid.
+   */
   readonly #owned = new Map<string, WorkerInfo>();
   #client: Etcd3 | undefined;
   #lease: Lease | undefined;
@@ -108,7 +111,8 @@ export class EtcdPublisher extends PublisherBase {
     } catch (error) {
       this.#report(
         'warning',
-        `Could not revoke the lease on close (${errorMessage(error)}); its workers expire within ${this.#settings.ttl} s`,
+        `Could not revoke the lease on close (${errorMessage(error)}); ` +
+          `its workers expire within ${this.#settings.ttl} s`,
         { error },
       );
     } finally {

@@ -363,11 +363,13 @@ export class EtcdWatch {
     if (!initial) {
       this.#report(
         'recovered',
-        `Re-read ${next.size} worker(s) at revision ${snapshot.revision}: ${events.length} change(s) since the last event`,
+        `Re-read ${next.size} worker(s) at revision ${snapshot.revision}: ` +
+          `${events.length} change(s) since the last event`,
       );
     }
     this.#emit(events);
-    // Synced once, right after the initial burst (nothing else can be emitted in between: the watch reports asynchronously).
+    // Synced once, right after the initial burst (nothing else can be emitted in between: the watch reports
+    // asynchronously).
     if (initial && !this.#stopped && !this.#sink.closed) this.#sink.synced();
   }
 

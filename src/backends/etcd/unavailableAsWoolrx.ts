@@ -5,7 +5,10 @@ import { loadEtcd3 } from './loadEtcd3.js';
 /** What etcd3 expects of `faultHandling.global`. */
 type GlobalPolicy = NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
 
-/** Tries after the first, on a recoverable error: etcd3's default global policy (cockatiel's `retry(handleWhen(isRecoverableError), { maxAttempts: 3 })`, no delay). */
+/**
+ * Tries after the first, on a recoverable error: etcd3's default global policy (cockatiel's
+ * `retry(handleWhen(isRecoverableError), { maxAttempts: 3 })`, no delay).
+ */
 const RETRIES = 3;
 
 /**

@@ -18,7 +18,8 @@ export class AdvertiseHostError extends WoolrxError {
   constructor(host: string, reason: string, options?: ErrorOptions) {
     super(
       'WOOLRX_LAN_ADVERTISE_HOST',
-      `Cannot advertise host ${JSON.stringify(host)}: ${reason}; pass advertiseHost to lanDiscovery (CLI: --advertise-host) with the address peers should use`,
+      `Cannot advertise host ${JSON.stringify(host)}: ${reason}; ` +
+        'pass advertiseHost to lanDiscovery (CLI: --advertise-host) with the address peers should use',
       options,
     );
     this.host = host;

@@ -26,10 +26,12 @@ type Addresses = Omit<AdvertisedAddress, 'port'>;
  * | situation | advertised |
  * |---|---|
  * | `advertiseHost` given | its address (a host name resolved once; a function called once, lazily) |
- * | worker on a wildcard host | the default-route address, found once per publisher and family ({@link AdvertiseHostError} when none) |
+ * | worker on a wildcard host | the default-route address, found once per publisher and family (see below) |
  * | worker on a loopback host | that address, and a warning (other hosts cannot reach it) |
  * | worker on another host | that address (a host name resolved once) |
  * | a `unix:` worker | `TypeError` |
+ *
+ * On a wildcard host without a default route: {@link AdvertiseHostError}.
  * @internal Used by {@link LanPublisher}.
  */
 export class AdvertisePolicy {
@@ -52,14 +54,17 @@ export class AdvertisePolicy {
   /**
    * @param worker The worker to announce.
    * @returns Its port and the addresses to announce.
-   * @throws {TypeError} (as a rejection) For a unix address, or an `advertiseHost` function returning a wildcard or a non-string.
-   * @throws {AdvertiseHostError} (as a rejection) For a wildcard host without a default route, or a host name that does not resolve.
+   * @throws {TypeError} (as a rejection) For a unix address, or an `advertiseHost` function returning a wildcard or
+   * a non-string.
+   * @throws {AdvertiseHostError} (as a rejection) For a wildcard host without a default route, or a host name that
+   * does not resolve.
    */
   async addressOf(worker: WorkerInfo): Promise<AdvertisedAddress> {
     const parsed = parseAddress(worker.address);
     if (parsed.kind !== 'tcp') {
       throw new TypeError(
-        `publish: worker ${worker.uid} has address ${describeValue(worker.address)}; a unix socket cannot be advertised on the LAN`,
+        `publish: worker ${worker.uid} has address ${describeValue(worker.address)}; ` +
+          'a unix socket cannot be advertised on the LAN',
       );
     }
     return { ...(await this.#hostAddresses(worker.uid, parsed.host, parsed.ipv6)), port: parsed.port };
@@ -85,7 +90,8 @@ export class AdvertisePolicy {
     }
     if (isLoopbackHost(host)) {
       this.#warn(
-        `Worker ${uid} is advertised at loopback address ${host}: only this host can reach it; pass advertiseHost (CLI: --advertise-host) for other hosts`,
+        `Worker ${uid} is advertised at loopback address ${host}: only this host can reach it; ` +
+          'pass advertiseHost (CLI: --advertise-host) for other hosts',
         uid,
       );
     }

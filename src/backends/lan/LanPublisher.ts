@@ -96,7 +96,10 @@ export class LanPublisher extends PublisherBase {
     return [...entries, signatureEntry(key, signed)];
   }
 
-  /** Before an answer: a new advert with a fresh signature when the current one is older than {@link RESIGN_AFTER_MS}. */
+  /**
+   * Before an answer: a new advert with a fresh signature when the current one is older than
+   * {@link RESIGN_AFTER_MS}.
+   */
   #resign(advert: WorkerAdvert): WorkerAdvert | undefined {
     const signed = this.#signed.get(advert.uid);
     if (this.#key === undefined || signed === undefined || Date.now() - signed.fields.time < RESIGN_AFTER_MS)
@@ -116,11 +119,13 @@ export class LanPublisher extends PublisherBase {
    * @throws {AdvertiseHostError} (as a rejection) When a wildcard host has no default-route address.
    * @throws {LanSocketError} (as a rejection) When the mDNS socket fails.
    * @throws {LanNameConflictError} (as a rejection) When probing finds the name taken.
-   * @throws {WorkerNotFoundError} (as a rejection) On `worker-updated` of a uid this publisher has not registered (default `unknownUpdate: 'reject'`).
+   * @throws {WorkerNotFoundError} (as a rejection) On `worker-updated` of a uid this publisher has not registered
+   * (default `unknownUpdate: 'reject'`).
    * @throws {PublisherClosedError} (as a rejection) After `close()`.
    */
   override publish(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
-    // Fast path: probing takes ~0.75 s, so the queue holds a change only until it is registered and the caller waits for the wire, letting adds probe in parallel.
+    // Fast path: probing takes ~0.75 s, so the queue holds a change only until it is registered and the caller
+    // waits for the wire, letting adds probe in parallel.
     return super.publish(type, worker).then(() => this.#onWire.shift());
   }
 

@@ -13,7 +13,10 @@ import { workerRecords, type WorkerAdvert } from './workerRecords.js';
 
 /** The second announcement, 1 s after the first (RFC 6762 §8.3). */
 const REANNOUNCE_MS = 1000;
-/** Packets of one send sent back to back; then {@link PACE} per millisecond, so slower receivers' socket buffers keep up. */
+/**
+ * Packets of one send sent back to back; then {@link PACE} per millisecond, so slower receivers' socket buffers
+ * keep up.
+ */
 const BURST = 32;
 const PACE = 2;
 

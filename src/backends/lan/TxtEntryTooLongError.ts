@@ -21,7 +21,8 @@ export class TxtEntryTooLongError extends WoolrxError {
   constructor(key: string, bytes: number, uid: string) {
     super(
       'WOOLRX_LAN_TXT_TOO_LONG',
-      `TXT entry ${JSON.stringify(key)} of worker ${uid} is ${bytes} bytes; an mDNS TXT entry holds at most 255 (shorten ${key})`,
+      `TXT entry ${JSON.stringify(key)} of worker ${uid} is ${bytes} bytes; ` +
+        `an mDNS TXT entry holds at most 255 (shorten ${key})`,
     );
     this.key = key;
     this.bytes = bytes;

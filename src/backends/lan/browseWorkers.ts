@@ -40,7 +40,10 @@ const SECOND_QUERY_MS = 1000;
 const LOSS_QUERY_DELAY_MS = 250;
 /** Extra PTR queries for undecodable packets are at least this far apart, ms. */
 const LOSS_QUERY_SPACING_MS = 1000;
-/** `unauthenticated-record` diagnostics per subscription and minute, at most (a flood of forged records must not flood diagnostics). */
+/**
+ * `unauthenticated-record` diagnostics per subscription and minute, at most (a flood of forged records must not
+ * flood diagnostics).
+ */
 const MAX_UNAUTHENTICATED_PER_MINUTE = 20;
 
 const REASONS: Readonly<Record<string, string>> = {
@@ -160,7 +163,10 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
     if (dropped !== undefined) sink.next(dropped);
   };
 
-  /** Emits the instance's worker when its records are complete, asks for what is missing, reports what does not decode. */
+  /**
+   * Emits the instance's worker when its records are complete, asks for what is missing, reports what does not
+   * decode.
+   */
   const evaluate = (key: string, instance: CachedInstance, now: number): void => {
     if (!instance.ptr) return;
     if (instance.srv === undefined || instance.txt === undefined) {
@@ -259,12 +265,16 @@ export function browseWorkers(config: BrowseConfig, sink: DiscoverySink): () => 
       const seen = newest.get(label);
       const signedAt = new Date(verdict.time).toISOString();
       if (seen !== undefined && verdict.time < seen) {
-        why = `rolled back: signed at ${signedAt}, older than the version already seen (${new Date(seen).toISOString()})`;
+        why =
+          `rolled back: signed at ${signedAt}, ` +
+          `older than the version already seen (${new Date(seen).toISOString()})`;
         break;
       }
       if (seen === undefined || verdict.time > seen) {
         if (Math.abs(now - verdict.time) > FRESHNESS_MS) {
-          why = `stale: signed at ${signedAt}, more than ${FRESHNESS_MS / 1000} s from this host's clock (a replay, or clocks apart)`;
+          why =
+            `stale: signed at ${signedAt}, more than ${FRESHNESS_MS / 1000} s from this host's clock ` +
+            '(a replay, or clocks apart)';
           break;
         }
         newest.set(label, verdict.time);

@@ -129,7 +129,10 @@ class ResponseWriter {
     return Buffer.from(this.#buffer.subarray(0, this.#offset));
   }
 
-  /** A record of another type: type, class, TTL and rdata as dns-packet encodes them (uncompressed), after the compressed name. */
+  /**
+   * A record of another type: type, class, TTL and rdata as dns-packet encodes them (uncompressed), after the
+   * compressed name.
+   */
   #lone(record: Answer): void {
     const lone = dnsPacket.encode({ type: 'response', answers: [{ ...record, name: '.' }] });
     const rest = lone.subarray(LONE_TYPE_OFFSET);
@@ -178,7 +181,8 @@ class ResponseWriter {
  * @internal
  * @param bundles The records to send, a bundle per worker.
  * @param budget The size a response stays within, in bytes.
- * @returns The responses, encoded (DNS id 0, authoritative, every record an answer), each with how many bundles it holds.
+ * @returns The responses, encoded (DNS id 0, authoritative, every record an answer), each with how many bundles it
+ * holds.
  * @throws {RangeError} When one bundle does not fit a DNS message (64 KiB).
  */
 export function encodeResponses(bundles: readonly (readonly Answer[])[], budget = RESPONSE_BUDGET): EncodedResponse[] {

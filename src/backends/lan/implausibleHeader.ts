@@ -23,5 +23,8 @@ export function implausibleHeader(message: Uint8Array): string | undefined {
   const records = count(6) + count(8) + count(10);
   const need = HEADER + questions * MIN_QUESTION + records * MIN_RECORD;
   if (need <= message.length) return undefined;
-  return `its header announces ${questions} question(s) and ${records} record(s), which need at least ${need} bytes, in a ${message.length}-byte datagram`;
+  return (
+    `its header announces ${questions} question(s) and ${records} record(s), ` +
+    `which need at least ${need} bytes, in a ${message.length}-byte datagram`
+  );
 }

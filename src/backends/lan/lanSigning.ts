@@ -6,7 +6,10 @@ export type LanSigningKey = string | Uint8Array;
 
 /** A signing key ready to use: its bytes and its non-secret id. @internal */
 export interface LanKey {
-  /** 8 hex digits: the first 4 bytes of SHA-256 over a domain tag and the key. Says which key signed, reveals nothing usable. */
+  /**
+   * 8 hex digits: the first 4 bytes of SHA-256 over a domain tag and the key. Says which key signed, reveals nothing
+   * usable.
+   */
   readonly id: string;
   readonly secret: Buffer;
 }
@@ -15,7 +18,10 @@ export interface LanKey {
 export const SIGNATURE_TXT_KEY = 'woolrx-sig';
 /** The format version, the first field of the entry's value. */
 const FORMAT = '1';
-/** Domain separation: the first field of every HMAC input, so these MACs can never be confused with another use of the key. */
+/**
+ * Domain separation: the first field of every HMAC input, so these MACs can never be confused with another use of
+ * the key.
+ */
 const DOMAIN = 'woolrx/lan-record/v1';
 /** The least bytes a key may have. */
 export const MIN_KEY_BYTES = 16;
@@ -29,7 +35,10 @@ export const MIN_DISTINCT = 8;
  * replay of a record it never saw) or from the future: 5 minutes.
  */
 export const FRESHNESS_MS = 300_000;
-/** A publisher re-signs a worker's record (fresh timestamp) when it answers a query and its signature is older than this: 1 minute. */
+/**
+ * A publisher re-signs a worker's record (fresh timestamp) when it answers a query and its signature is older than
+ * this: 1 minute.
+ */
 export const RESIGN_AFTER_MS = 60_000;
 
 const KEY_RULE =

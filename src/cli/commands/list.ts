@@ -41,12 +41,13 @@ function listTable(workers: readonly WorkerInfo[]): string {
 function absentNamespace(namespace: string, present: readonly string[]): string {
   const meant = didYouMean(namespace, present);
   const shown = present.slice(0, 10).map((name) => JSON.stringify(name));
+  const more = present.length > shown.length ? `, … (${present.length} in all)` : '';
   const here =
     meant !== undefined
       ? `; did you mean ${JSON.stringify(meant)}?`
       : present.length === 0
         ? ' (none exists here)'
-        : `; namespaces here: ${shown.join(', ')}${present.length > shown.length ? `, … (${present.length} in all)` : ''}`;
+        : `; namespaces here: ${shown.join(', ')}${more}`;
   return `no namespace ${JSON.stringify(namespace)} on this host${here}`;
 }
 

@@ -28,12 +28,14 @@ function validate(values: CliValues): void {
   const toNamespace = text(values, 'to-namespace') ?? namespace;
   if (from !== undefined && from === to && namespace === toNamespace) {
     throw new UsageError(
-      `--from and --to are both ${from} namespace ${JSON.stringify(namespace)}: pass --to-namespace NS2, or another --to`,
+      `--from and --to are both ${from} namespace ${JSON.stringify(namespace)}: ` +
+        'pass --to-namespace NS2, or another --to',
     );
   }
   if (from === 'local' && to === 'local') {
     throw new UsageError(
-      "--from local --to local: one host's shared memory names a worker's block by its uid, so a worker cannot be in two local namespaces at once; relay into etcd or lan",
+      "--from local --to local: one host's shared memory names a worker's block by its uid, " +
+        'so a worker cannot be in two local namespaces at once; relay into etcd or lan',
     );
   }
   for (const [flag, name] of [
@@ -49,7 +51,8 @@ function validate(values: CliValues): void {
   const host = text(values, 'advertise-host');
   if (host !== undefined && (host === '' || isLoopbackHost(host) || isWildcardHost(host))) {
     throw new UsageError(
-      `--advertise-host ${JSON.stringify(host)} is a ${isLoopbackHost(host) ? 'loopback' : 'wildcard'} host: pass this host's address on the network the target spans (e.g. --advertise-host 10.0.0.7)`,
+      `--advertise-host ${JSON.stringify(host)} is a ${isLoopbackHost(host) ? 'loopback' : 'wildcard'} host: ` +
+        "pass this host's address on the network the target spans (e.g. --advertise-host 10.0.0.7)",
     );
   }
   if (flagValues.list(values, 'tag').some((tag) => tag === '')) throw new UsageError('--tag needs a non-empty tag');
@@ -59,7 +62,8 @@ function statusLine(status: RelayStatusUpdate, route: string): string {
   const state =
     status.target === 'up' ? (status.synced ? 'target up, synced' : 'target up, syncing') : 'target DOWN, retrying';
   const pending = status.pending === 0 ? '' : ` · ${status.pending} pending`;
-  return `woolrx relay · ${route} · relayed ${status.relayed} · skipped ${status.skipped}${pending} · ${state} · Ctrl-C to stop`;
+  const counts = `relayed ${status.relayed} · skipped ${status.skipped}${pending}`;
+  return `woolrx relay · ${route} · ${counts} · ${state} · Ctrl-C to stop`;
 }
 
 /**
@@ -92,7 +96,8 @@ export const relay: CliCommand = {
       type: 'string',
       valueName: 'HOST',
       description:
-        "This host's address, replacing a loopback or wildcard host in relayed addresses (without it such workers are skipped)",
+        "This host's address, replacing a loopback or wildcard host in relayed addresses " +
+        '(without it such workers are skipped)',
     },
     tag: {
       type: 'string',
@@ -104,7 +109,8 @@ export const relay: CliCommand = {
       type: 'string',
       valueName: 'ID',
       description:
-        'Name written in the relay mark of relayed workers, unique per relay (default: host name, --from, namespace, --advertise-host)',
+        'Name written in the relay mark of relayed workers, unique per relay ' +
+        '(default: host name, --from, namespace, --advertise-host)',
     },
     json: {
       type: 'boolean',

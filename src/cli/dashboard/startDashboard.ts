@@ -50,11 +50,10 @@ function sendPage(response: ServerResponse): void {
 }
 
 /**
- * The SSE messages of one page: every worker event (exactly the
- * `watch --json` line: wool's default channel options left out), an `event: synced` once the initial state is complete (so the page
- * can tell "no workers" from "loading"), an `event: status` whenever the
- * backend cannot be reached or recovers (`{"message"}`, `null` once fine), a keep-alive comment every
- * `keepAliveMs`, and `event: failure` if the stream errors. One watch of the
+ * The SSE messages of one page: every worker event (exactly the `watch --json` line: wool's default channel options
+ * left out), an `event: synced` once the initial state is complete (so the page can tell "no workers" from
+ * "loading"), an `event: status` whenever the backend cannot be reached or recovers (`{"message"}`, `null` once
+ * fine), a keep-alive comment every `keepAliveMs`, and `event: failure` if the stream errors. One watch of the
  * discovery (`watch()`): every event as it happened, and its synced signal.
  */
 function pageMessages(discovery: Discovery, keepAliveMs: number): Observable<string> {

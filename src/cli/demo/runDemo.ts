@@ -181,7 +181,8 @@ export async function runDemo(context: CommandContext, settings: DemoSettings): 
 
   const lines = [
     `${seconds(Date.now() - started)} on namespace ${namespace}; ` +
-      `events: ${counts['worker-added']} added, ${counts['worker-updated']} updated, ${counts['worker-dropped']} dropped`,
+      `events: ${counts['worker-added']} added, ${counts['worker-updated']} updated, ` +
+      `${counts['worker-dropped']} dropped`,
     `workers at the end (${finalWorkers?.size ?? 0}, before shutdown):`,
     ...[...(finalWorkers?.values() ?? [])].map(
       ({ worker }) =>
