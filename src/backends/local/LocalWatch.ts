@@ -80,8 +80,6 @@ export class LocalWatch {
   #full = false;
   /** Entries found by the current scan (liveness checks them at once); cleared, not re-allocated, per scan. */
   readonly #fresh = new Set<WorkerEntry>();
-  /** While set: collects the uid of every journal record applied (see #reconcile). */
-  #journaled: Set<string> | undefined;
 
   /**
    * @param names The namespace's names.
@@ -313,10 +311,16 @@ export class LocalWatch {
     return !this.#left;
   };
 
-  /** Applies one journal record: the mirror's slot, then the worker. */
-  readonly #applyRecord = (record: JournalRecord): boolean => {
+  /** {@link LocalWatch#apply}, bound once (a scan allocates no closures). */
+  readonly #applyRecord = (record: JournalRecord): boolean => this.#apply(record, undefined);
+
+  /**
+   * Applies one journal record: the mirror's slot, then the worker.
+   * @param noted Collects the uid of every record applied, when given.
+   */
+  #apply(record: JournalRecord, noted: Set<string> | undefined): boolean {
     const uid = slotUid(record.uid, 0);
-    this.#journaled?.add(uid);
+    noted?.add(uid);
     this.#mirror.apply(record.slot, record.uid, uid, record.type !== JOURNAL_DROPPED);
     const workers = this.#workers;
     let entry = workers.get(uid);
@@ -331,7 +335,7 @@ export class LocalWatch {
     if (record.seeBlock || record.record === undefined) workers.refresh(entry);
     else workers.accept(entry, record.record);
     return !this.#left;
-  };
+  }
 
   /**
    * Brings the workers in line with the segment: entries whose uid left the
@@ -374,13 +378,8 @@ export class LocalWatch {
     if (read.resumed) blocks = 'all';
     // Records appended since the read's first replay: their uids are the
     // journal's to report, not the read's.
-    const journaled = (this.#journaled = new Set<string>());
-    let replayed: boolean;
-    try {
-      replayed = journal.follow(this.#applyRecord);
-    } finally {
-      this.#journaled = undefined;
-    }
+    const journaled = new Set<string>();
+    const replayed = journal.follow((record) => this.#apply(record, journaled));
     this.#afterFollow();
     // Stopped short of the head: records between the first replay and the
     // read are not applied yet, so the read's verdicts wait for them.
