@@ -5,7 +5,10 @@ import { fileURLToPath } from 'node:url';
 
 const fixture = fileURLToPath(new URL('./fixtures/brokenMemoryBackend.ts', import.meta.url));
 
-/** Runs the contract suite against the memory backend once per bug; resolves with each bug's passed and failed test titles. */
+/**
+ * Runs the contract suite against the memory backend once per bug; resolves with each bug's passed and failed test
+ * titles.
+ */
 function runWithBugs(
   bugs: readonly string[],
 ): Promise<{ results: Map<string, { passed: string[]; failed: string[] }>; output: string }> {

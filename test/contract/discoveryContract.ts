@@ -6,7 +6,8 @@
  * ```ts
  * describeDiscoveryContract('memory', () => ({ discovery: (namespace) => memoryDiscovery(namespace) }), {
  *   settleMs: 0,
- *   assertReleased: (discovery) => assert.deepEqual(MemoryRegistry.default.namespaces.includes(discovery.namespace), false),
+ *   assertReleased: (discovery) =>
+ *     assert.deepEqual(MemoryRegistry.default.namespaces.includes(discovery.namespace), false),
  * });
  * ```
  *
@@ -84,7 +85,10 @@ export interface DiscoveryContractOptions {
    * `withinMs`: the suite then checks that this follows the registrant.
    */
   readonly reapsDeadProcesses?: { readonly withinMs: number };
-  /** Makes the unique namespace of each discovery a test uses. Default `c<6 hex of a per-process random><time><counter>`, lowercase alphanumerics, about 16 characters. */
+  /**
+   * Makes the unique namespace of each discovery a test uses. Default
+   * `c<6 hex of a per-process random><time><counter>`, lowercase alphanumerics, about 16 characters.
+   */
   readonly namespace?: () => string;
 }
 

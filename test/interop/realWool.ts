@@ -220,7 +220,10 @@ export function canonical(workers: readonly WoolWorker[]): string {
   return JSON.stringify([...workers].sort((a, b) => (a.uid < b.uid ? -1 : 1)).map(sortKeys));
 }
 
-/** Runs a short-lived wool process (`local`, lazy: it enters nothing unless a command publishes or subscribes) to its end. */
+/**
+ * Runs a short-lived wool process (`local`, lazy: it enters nothing unless a command publishes or subscribes) to its
+ * end.
+ */
 function woolOnce(namespace: string, commands: readonly object[]): Report[] {
   assertRealWool();
   const input = commands.map((command, i) => `${JSON.stringify({ seq: i + 1, ...command })}\n`).join('');

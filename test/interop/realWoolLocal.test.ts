@@ -49,7 +49,9 @@ after(async () => {
   assert.deepEqual(left, [], 'objects, locks or notification files left behind');
 });
 
-/** What wool leaves in the temp directory by itself (it never removes them): its lock file and notification directory. */
+/**
+ * What wool leaves in the temp directory by itself (it never removes them): its lock file and notification directory.
+ */
 function woolTmpFiles(ns: string): string[] {
   return [join(TMP, `wool-${ns}`), join(TMP, `wool-lock-${shortHash(ns)}`)].filter((path) => existsSync(path));
 }

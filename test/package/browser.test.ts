@@ -235,7 +235,10 @@ describe('the Electron example from the tarball, in Chromium', { timeout: 300_00
 
     const context = await browser.newContext();
     const problems: string[] = [];
-    /** Opens the page; returns everything #gpu-workers shows, in order (a MutationObserver injected by the DevTools protocol, which the page's CSP does not govern). */
+    /**
+     * Opens the page; returns everything #gpu-workers shows, in order (a MutationObserver injected by the DevTools
+     * protocol, which the page's CSP does not govern).
+     */
     const openPage = async (query = ''): Promise<{ tab: Page; log: string[] }> => {
       const tab = await context.newPage();
       const log: string[] = [];

@@ -39,7 +39,10 @@ import { createInterface } from 'node:readline';
 import { startEtcd, type EtcdCluster, type EtcdStartOptions } from '../backends/etcd/etcdHarness.js';
 import { Netns, ROOT } from '../backends/lan/netns.js';
 
-/** The built CLI (`npm run build`; `npm test` builds first). Run from dist, not through tsx, whose cache would land in the host's temp directory. */
+/**
+ * The built CLI (`npm run build`; `npm test` builds first). Run from dist, not through tsx, whose cache would land in
+ * the host's temp directory.
+ */
 export const BUILT_CLI = join(ROOT, 'dist', 'cli', 'main.js');
 
 /** Fails (never skips) when the CLI is not built: the relay runs in the hosts as a user runs it. */

@@ -28,7 +28,9 @@ function marked(worker: WorkerInfo, id = ID): WorkerInfo {
   return workerInfo({ ...worker, extra: { ...worker.extra, [RELAY_MARK]: id } });
 }
 
-/** A memory target whose publishers fail every write while `down` is set (and refuse to add or update uids in `refuse`). */
+/**
+ * A memory target whose publishers fail every write while `down` is set (and refuse to add or update uids in `refuse`).
+ */
 class FlakyTarget {
   readonly memory: Discovery;
   readonly target: Discovery;

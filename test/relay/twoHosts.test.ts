@@ -34,7 +34,9 @@ after(() => {
   killRealWool();
 });
 
-/** Runs `test` on two fresh hosts, torn down after it whatever happens (so a failure leaves nothing for the next test). */
+/**
+ * Runs `test` on two fresh hosts, torn down after it whatever happens (so a failure leaves nothing for the next test).
+ */
 async function withTwoHosts(purpose: string, test: (hosts: TwoHosts) => Promise<void>): Promise<void> {
   const hosts = await startTwoHosts(purpose, SUBNET);
   try {
@@ -67,7 +69,10 @@ function woolWorkers(wool: RealWool, label: string): WorkerInfo[] {
   );
 }
 
-/** What a subscriber on another host should see of `worker` relayed from `host`: its address on the host's IP, the relay's mark aside. */
+/**
+ * What a subscriber on another host should see of `worker` relayed from `host`: its address on the host's IP, the
+ * relay's mark aside.
+ */
 function relayedView(worker: WorkerInfo, host: Host): string {
   const port = worker.address.slice(worker.address.lastIndexOf(':') + 1);
   return view({ ...worker, address: `${host.address}:${port}` });
@@ -171,7 +176,10 @@ async function stop(
   return exited;
 }
 
-/** A woolrx process that comes and goes on `host` (`woolrx list`): leaving last, it removes what wool leaves in the temp directory. */
+/**
+ * A woolrx process that comes and goes on `host` (`woolrx list`): leaving last, it removes what wool leaves in the temp
+ * directory.
+ */
 function passBy(host: Host, namespace: string): void {
   const list = host.run(process.execPath, [BUILT_CLI, 'list', '--namespace', namespace, '--json']);
   assert.equal(list.status, 0, `woolrx list on host ${host.label}: ${list.stderr}`);
@@ -303,7 +311,8 @@ describe('woolrx relay between two hosts (own network, /dev/shm and temp directo
       await sleep(500);
       assert.equal(workerEvents(watch).length, quick + sinceKill.length, 'and nothing more once it converged');
 
-      // Host b's relay stops (SIGTERM): it withdraws its workers at once (revoking its lease), not at the lease's expiry.
+      // Host b's relay stops (SIGTERM): it withdraws its workers at once (revoking its lease), not at the lease's
+      // expiry.
       assert.equal(leases(a, endpoint), 2, 'one lease per running relay');
       const stoppedAt = Date.now();
       assert.deepEqual(
@@ -393,7 +402,8 @@ describe('woolrx relay between two hosts (own network, /dev/shm and temp directo
       expected.clear();
       await woolSees("the relay's goodbyes", 5000);
       assert.deepEqual(subscriber.errors(), []);
-      // wool's local pool leaves last (its temp files stay, as in a wool-only run); a woolrx process comes and goes after it.
+      // wool's local pool leaves last (its temp files stay, as in a wool-only run); a woolrx process comes and goes
+      // after it.
       await wool.exit();
       await subscriber.exit();
       passBy(a, namespace);

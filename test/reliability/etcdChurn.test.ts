@@ -25,7 +25,10 @@ const TTL = 10;
 
 type Expected = { type: DiscoveryEventType; serial: number };
 
-/** Publishes, retrying while the cluster has no leader (a retried change is idempotent; a drop that already happened is done). */
+/**
+ * Publishes, retrying while the cluster has no leader (a retried change is idempotent; a drop that already happened is
+ * done).
+ */
 async function publishSurely(
   publisher: WorkerPublisher,
   type: DiscoveryEventType,
@@ -194,7 +197,8 @@ describe('etcd backend churn through faults', { timeout: 120_000 }, () => {
             violations.push(`subscriber ${i}: ghost ${worker.uid} ${worker.version}`);
         }
       }
-      // Nothing lost: subscribers never cut off saw every change, in order, across the member's death and the quorum loss.
+      // Nothing lost: subscribers never cut off saw every change, in order, across the member's death and the quorum
+      // loss.
       for (const [i, recorder] of direct.entries()) {
         for (const [uid, list] of expected) {
           const seen = recorder.events

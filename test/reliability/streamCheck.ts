@@ -8,7 +8,10 @@ import { sameWorker } from '../../src/model/sameWorker.js';
 import type { DiscoveryEvent } from '../../src/events/types.js';
 import type { WorkerInfo } from '../../src/model/types.js';
 
-/** The serial a test worker's version carries (`v<serial>`); `undefined` for another version (a wool peer's worker: not order-checked). */
+/**
+ * The serial a test worker's version carries (`v<serial>`); `undefined` for another version (a wool peer's worker: not
+ * order-checked).
+ */
 export function serialOf(worker: WorkerInfo): number | undefined {
   const match = /^v(\d+)$/.exec(worker.version);
   return match === null ? undefined : Number(match[1]);

@@ -61,7 +61,10 @@ export class Agent {
     });
   }
 
-  /** Starts an agent (or another JSON-lines child such as `children/bonjourPeer.ts`) in `netns`; waits until it is ready. */
+  /**
+   * Starts an agent (or another JSON-lines child such as `children/bonjourPeer.ts`) in `netns`; waits until it is
+   * ready.
+   */
   static async start(netns: Netns, script = AGENT, args: readonly string[] = []): Promise<Agent> {
     const agent = new Agent(netns.spawnNode(script, args));
     await agent.waitFor((r) => r.ev === 'ready', 'agent ready', 20_000);

@@ -24,7 +24,10 @@ function bundle(txtBytes = 40, ipv6: string[] = ['fd00::1']): Answer[] {
   });
 }
 
-/** A record as dns-packet decodes it, for comparing: keys sorted, TXT entries as strings, no class, `flush` always present. */
+/**
+ * A record as dns-packet decodes it, for comparing: keys sorted, TXT entries as strings, no class, `flush` always
+ * present.
+ */
 function comparable(record: Answer): string {
   const sorted = (value: unknown): unknown => {
     if (Buffer.isBuffer(value)) return value.toString('latin1');

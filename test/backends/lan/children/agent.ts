@@ -5,7 +5,8 @@
  *
  * - `{op:'subscribe', id, namespace, options?, tag?}` → `{ev:'event', id, type, worker}`,
  *   `{ev:'error', id, error}`, `{ev:'diag', ...}` (diagnostics of that discovery)
- * - `{op:'snapshots', id, namespace, options?}` → `{ev:'snapshot', id, uids, at}` (per snapshot, `at` in ms since the command)
+ * - `{op:'snapshots', id, namespace, options?}` → `{ev:'snapshot', id, uids, at}` (per snapshot, `at` in ms since
+ *   the command)
  * - `{op:'unsubscribe', id}`
  * - `{op:'publisher', id, namespace, options?}` → `{ev:'diag', ...}`
  * - `{op:'publish', id, seq, type, worker}` / `{op:'publishMany', id, seq, type, workers}` /
