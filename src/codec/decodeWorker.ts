@@ -97,7 +97,7 @@ export function decodeWorker(bytes: Uint8Array): WorkerInfo {
       pid: message.pid,
       version: message.version,
       // Fresh for each message: given up to the worker. A subscriber keeps
-      // every worker it knows, so what they hold counts (issue #24): the
+      // every worker it knows, so what they hold counts: the
       // decoder's array grew by pushes (room for 17 tags after the first),
       // so a tagged worker keeps an exact-size copy, and a worker without
       // extra shares one frozen empty object instead of an empty one each.

@@ -37,7 +37,7 @@ let spare: $protobuf.Writer | undefined;
  * wool process stores in its shared-memory blocks and etcd values.
  *
  * Uses the static code generated from `proto/woolrx.proto` (see
- * `docs/codec.md`: static code was measured as fast as reflection and, unlike
+ * `docs/codec.md`: static code is no slower than reflection and, unlike
  * reflection, needs no `new Function`, so it runs under a strict
  * Content-Security-Policy). Like wool, it always writes `connection`
  * (ChannelOptions), and omits proto3 zero values. `extra` is written in

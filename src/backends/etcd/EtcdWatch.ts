@@ -265,9 +265,9 @@ export class EtcdWatch {
    * {@link PAGE_BYTES} at the largest average record size seen so far, each
    * part a key range of its own ({@link splitPoints}), all at the first
    * page's revision. (etcd 3.4 walks every key from a request's start to its
-   * range end for each limited read: read up to the prefix's end, a page of
-   * 15 000 keys out of 100 000 costs it as much as the whole rest. A part's
-   * range ends where the part does, so each key is walked about once.) A part
+   * range end for each limited read: read up to the prefix's end, every page
+   * would make it walk all the keys after it again. A part's range ends
+   * where the part does, so each key is walked about once.) A part
    * that holds more than its request's limit lets through is read on from its
    * last key. Records that do not decode are returned, to be reported only
    * once the whole read has succeeded (a failed read is retried, and would

@@ -9,9 +9,10 @@ const MIN_RECORD = 11;
  * Why a received datagram cannot be a DNS message, judged from its header
  * alone (O(1)), or `undefined` when it may be one. The decoder allocates
  * an array per section of the size the header announces before it reads a
- * record: a 1 kB datagram announcing 65,535 records of each kind cost it
- * ~1.2 ms and ~2 MB each. A header whose counts need more bytes than the
- * datagram has is refused here, before any of that.
+ * record, so a small datagram announcing 65,535 records of each kind costs
+ * it time and memory out of all proportion to its size (docs/backends/lan.md
+ * has the figures). A header whose counts need more bytes than the datagram
+ * has is refused here, before any of that.
  * @param message The datagram.
  * @returns The reason, or `undefined`.
  * @internal
