@@ -10,7 +10,6 @@ import type { BridgeErrorPayload } from './types.js';
  * error.code; // 'WOOLRX_LOCK_TIMEOUT'
  *
  * @param payload What crossed the port.
- * @returns The error.
  */
 export function errorFromPayload(payload: BridgeErrorPayload | undefined): Error {
   const message = payload?.message;

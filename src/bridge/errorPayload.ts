@@ -8,7 +8,6 @@ import type { BridgeErrorPayload } from './types.js';
  * errorPayload(new LockTimeoutError(…)); // { name: 'LockTimeoutError', message: '…', code: 'WOOLRX_LOCK_TIMEOUT' }
  *
  * @param error What the upstream sent down its error channel.
- * @returns The payload.
  */
 export function errorPayload(error: unknown): BridgeErrorPayload {
   try {

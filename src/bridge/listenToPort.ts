@@ -33,7 +33,6 @@ function bridgeMessage(value: unknown, channel: string): BridgeMessage | undefin
  * closing where it reports one; returns the function that stops listening.
  * @internal
  *
- * @param port The port.
  * @param channel The channel name.
  * @param onMessage Called with each message of the channel.
  * @param onClose Called once when the port closes.

@@ -16,7 +16,6 @@ const OPTION_KEYS = Object.keys(DEFAULT_CHANNEL_OPTIONS) as (keyof ChannelOption
  * port.postMessage({ …, worker: workerPayload(event.worker) });
  *
  * @param given The worker.
- * @returns The payload.
  * @throws {TypeError} Naming the bad field of a worker that is not valid.
  */
 export function workerPayload(given: WorkerInfo): BridgeWorkerPayload {

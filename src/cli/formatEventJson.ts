@@ -10,7 +10,6 @@ import type { WorkerInfo } from '../model/types.js';
  * that differ from wool's defaults ({@link DEFAULT_CHANNEL_OPTIONS}) — none
  * at all when every one is the default — unless `full` asks for all of them.
  *
- * @param worker The worker.
  * @param full Print every channel option.
  * @returns Plain data for `JSON.stringify`.
  */
@@ -36,7 +35,6 @@ export function workerJson(worker: WorkerInfo, full = false): Partial<BridgeWork
  * formatEventJson(discoveryEvent('worker-added', worker));
  * // '{"type":"worker-added","worker":{"uid":"6f1d…","address":"127.0.0.1:50051",…}}'
  *
- * @param event The event.
  * @param full Print every channel option, defaults included.
  * @returns One line of JSON.
  */

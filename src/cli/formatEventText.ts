@@ -32,7 +32,6 @@ function pad2(n: number): string {
  * formatEventText(discoveryEvent('worker-added', worker), new Date());
  * // '12:03:04.005 + 6f1d2b1c 127.0.0.1:50051          4242 0.13.1     gpu  zone=eu-1'
  *
- * @param event The event.
  * @param now The time to show.
  * @returns One line of text.
  */

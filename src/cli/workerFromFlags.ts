@@ -29,7 +29,6 @@ function list(value: CliValues[string]): readonly string[] {
  *
  * @param values The parsed flags.
  * @param defaults What to use for `--uid`, `--pid`, `--version` when absent.
- * @returns The worker.
  * @throws {UsageError} For a missing `--address`, a non-integer `--pid`, an
  * `--extra` without `=` or with an empty or repeated key.
  * @throws {TypeError} From {@link workerInfo}: bad uid, address, pid range.

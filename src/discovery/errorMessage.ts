@@ -14,7 +14,6 @@ export function errorMessage(error: unknown): string {
  * is, anything else wrapped with `String(value)` as its message.
  * @internal
  * @param error What was caught.
- * @returns The error.
  */
 export function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error), { cause: error });

@@ -75,7 +75,6 @@ function range(min: number, max: number): string {
  * @param factory The factory's name, e.g. `'localDiscovery'`.
  * @param options What the caller passed.
  * @param known Every key the factory accepts.
- * @returns The reader.
  * @throws {TypeError} When `options` is not an object, or has an unknown key.
  */
 export function readOptions(factory: string, options: unknown, known: readonly string[]): OptionReader {

@@ -109,7 +109,6 @@ export class SnapshotBatch {
  * @param synced Whether the batch starts synced (see {@link SnapshotBatch}).
  * @param record Applies one source item to the batch.
  * @param scheduler Where a burst's flush runs.
- * @returns The operator.
  */
 export function batchSnapshots<T>(
   synced: boolean,

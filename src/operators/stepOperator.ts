@@ -9,7 +9,6 @@ import { defer, filter, map, type OperatorFunction } from 'rxjs';
  * @internal
  * @param init Makes one subscription's state.
  * @param step What to emit for one value, given the state (which it may update).
- * @returns The operator.
  */
 export function stepOperator<T, R, S>(
   init: () => S,

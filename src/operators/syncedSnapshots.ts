@@ -13,7 +13,6 @@ import { batchSnapshots } from './SnapshotBatch.js';
  * update); `undefined` for all.
  * @param scheduler Where a burst's flush runs; `asapScheduler` (one
  * microtask: one burst, one snapshot) by default.
- * @returns The operator.
  */
 export function syncedSnapshots(
   predicate: WorkerPredicate | undefined,

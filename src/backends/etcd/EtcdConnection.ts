@@ -36,7 +36,6 @@ export class EtcdConnection {
 
   /**
    * Records the connection of a discovery (see {@link EtcdConnection.of}).
-   * @param discovery The discovery.
    * @param connection Its connection.
    */
   static register(discovery: Discovery, connection: EtcdConnection): void {

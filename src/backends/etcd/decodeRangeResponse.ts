@@ -181,7 +181,6 @@ function decodeHeaderRevision(cursor: Cursor, end: number, revision: number | bi
  * Follows protobuf's rules: unknown fields are skipped, a missing field is
  * its zero value, the last of a repeated scalar wins.
  * @param bytes The serialized response.
- * @returns The page.
  * @throws {RangeError} When the bytes are not a well-formed message.
  * @internal
  */

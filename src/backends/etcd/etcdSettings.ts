@@ -97,7 +97,6 @@ function authOf(read: OptionReader, auth: unknown): EtcdSettings['auth'] {
  * Validates the namespace and options of {@link etcdDiscovery} and fills in defaults.
  * @param namespace What the caller passed as the namespace.
  * @param options What the caller passed as options.
- * @returns The settings.
  * @throws {TypeError} Naming a bad namespace, the first bad option, or any unknown one.
  * @internal
  */

@@ -34,7 +34,6 @@ function hostUnavailableError(message: string, cause: unknown): Error {
  * @param host The endpoint, for messages.
  * @param threshold Consecutive failures that open the circuit.
  * @param cooldownMs How long an open circuit skips the endpoint.
- * @returns The policy.
  * @internal
  */
 export function hostBreaker(host: string, threshold = 3, cooldownMs = 1000): HostPolicy {

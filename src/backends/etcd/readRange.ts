@@ -42,7 +42,6 @@ function pageOf(response: IRangeResponse): RangePage {
  * @param client The discovery's etcd3 client.
  * @param request The range request.
  * @param settings The discovery's settings (endpoints, request timeout).
- * @returns The page.
  * @internal
  */
 export async function readRange(client: Etcd3, request: IRangeRequest, settings: EtcdSettings): Promise<RangePage> {

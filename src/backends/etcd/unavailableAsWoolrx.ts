@@ -21,7 +21,6 @@ const RETRIES = 3;
  * retry logic; other errors (authentication, permissions, a failed compare)
  * pass through unchanged.
  * @param endpoints The configured endpoints, for messages.
- * @returns The policy.
  * @internal
  */
 export function unavailableAsWoolrx(endpoints: readonly string[]): GlobalPolicy {

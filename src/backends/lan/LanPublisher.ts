@@ -59,7 +59,6 @@ export class LanPublisher extends PublisherBase {
   readonly #lastSigned = new Map<string, number>();
 
   /**
-   * @param namespace The namespace.
    * @param config Resolved options.
    * @param diagnostics Where to report warnings.
    */

@@ -106,7 +106,6 @@ export class ServiceCache {
 
   /**
    * Applies one response's records (answers and additionals).
-   * @param records The records.
    * @param now The time, ms.
    * @param isWorker Whether an instance is a worker now: an SRV/TXT goodbye of one is a goodbye of the worker; of
    * another, it just clears the record.

@@ -9,7 +9,6 @@ const MAX_ENTRY = 255;
  * A worker's TXT record as the DNS character-strings mDNS sends: `key=value`
  * in UTF-8, or a bare `key` for wool's empty tags/extra.
  *
- * @param worker The worker.
  * @returns One buffer per entry, in {@link encodeTxt}'s key order.
  * @throws {TxtEntryTooLongError} When an entry is over 255 bytes, naming its key.
  * @throws {TypeError} When {@link encodeTxt} rejects the worker.

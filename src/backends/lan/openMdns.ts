@@ -59,7 +59,6 @@ function errorText(error: unknown): string {
  * @param namespace For error messages.
  * @param options Interface address and port.
  * @param listeners Failure callbacks.
- * @returns The socket.
  */
 export function openMdns(
   namespace: string,

@@ -22,7 +22,6 @@ function stringRecord(value: unknown): value is Record<string, string> {
  * parseDemoWorkerSpec('{"uid":"…","address":"127.0.0.1:50051","tags":["gpu"],"extra":{}}');
  *
  * @param text The JSON text.
- * @returns The spec.
  * @throws {TypeError} When the text is not such an object.
  */
 export function parseDemoWorkerSpec(text: string): DemoWorkerSpec {

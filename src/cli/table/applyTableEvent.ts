@@ -12,7 +12,6 @@ import type { TableState } from './types.js';
  * state = applyTableEvent(state, discoveryEvent('worker-added', worker), Date.now());
  *
  * @param state The table before the event.
- * @param event The event.
  * @param now When the event was seen (ms since the epoch).
  * @returns The new table.
  */
