@@ -4,14 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Subject } from 'rxjs';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
 import { SegmentNotReadyError, SegmentTooLargeError } from './segment/segmentErrors.js';
-import {
-  acquireNamespaceLock,
-  clearIntent,
-  readIntent,
-  removeLockParent,
-  writeIntent,
-  type NamespaceLockOptions,
-} from './lock/namespaceLock.js';
+import { NamespaceLock, removeLockParent } from './lock/namespaceLock.js';
 import { blockName, LENGTH_PREFIX } from './block/blockFile.js';
 import { recordSegmentOwner } from './namespaceCleanup.js';
 import type { DropReason } from '../../events/types.js';
@@ -23,7 +16,6 @@ import { tmpdirError } from './TmpdirUnusableError.js';
 import { openNotify, touchNotify } from './notify/notify.js';
 import type { LocalSettings } from './types.js';
 import type { LocalNames } from './names/localNames.js';
-import { FileLock } from './lock/FileLock.js';
 import { LockHolding, type Release } from './lock/LockHolding.js';
 import type { Withdraw } from './Reclaimer.js';
 
@@ -47,12 +39,8 @@ export class NamespaceWriter {
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
   #segment: SegmentFile | undefined;
   #journal: Journal | undefined;
-  /** wool's lock file, kept open between sections (re-validated at each lock); closed by `close()`. */
-  readonly #woolFlock: FileLock;
-  /** woolrx's lock file, likewise; its first 16 bytes are the intent record (see {@link NamespaceWriter.intend}). */
-  readonly #rxFlock: FileLock;
-  readonly #intent = Buffer.alloc(SLOT_SIZE);
-  readonly #lockOptions: NamespaceLockOptions;
+  /** The namespace lock and its intent record, kept open between sections; closed by `close()`. */
+  readonly #lock: NamespaceLock;
   /** Some section took the lock (and so may have created wool's lock file or the lock directory). */
   #everLocked = false;
   /** The segment was (re)opened by the current critical section. */
@@ -61,8 +49,6 @@ export class NamespaceWriter {
   #table: Buffer = Buffer.alloc(0);
   /** Where each uid and the first free slot are in the slot table read under the lock. */
   readonly #index = new SlotIndex();
-  /** An intent record is written and not cleared yet (see {@link NamespaceWriter.intend}). */
-  #intended = false;
   /** When the lock is taken, kept and let go, and when notifications go out. */
   readonly #holding: LockHolding;
 
@@ -75,13 +61,11 @@ export class NamespaceWriter {
     this.#names = names;
     this.#settings = settings;
     this.#diagnostics = diagnostics;
-    this.#woolFlock = new FileLock(names.lockPath);
-    this.#rxFlock = new FileLock(names.rxLockPath, names.lockDirPath);
-    this.#lockOptions = { ...names, ...settings, woolFlock: this.#woolFlock, rxFlock: this.#rxFlock };
-    const rxFlock = this.#rxFlock;
+    const lock = new NamespaceLock({ ...names, lockTimeout: settings.lockTimeout });
+    this.#lock = lock;
     this.#holding = new LockHolding(
       (count, verify) => this.#touch(count, verify),
-      () => rxFlock.waited(),
+      () => lock.waited(),
       (count, error) =>
         diagnostics.next({
           kind: 'warning',
@@ -215,7 +199,7 @@ export class NamespaceWriter {
   readonly #acquire = async (): Promise<Release> => {
     let unlock: Release;
     try {
-      unlock = await acquireNamespaceLock(this.#lockOptions);
+      unlock = await this.#lock.acquire();
     } catch (error) {
       // Never held: nothing of the namespace was made but perhaps the
       // lock directory, for this attempt (a no-op while others use it).
@@ -224,11 +208,7 @@ export class NamespaceWriter {
     }
     // Another holder may have appended since our last section.
     this.#journal?.forgetHead();
-    // The intent record is cleared once per holding, before the lock goes.
-    return () => {
-      this.#clearIntent();
-      unlock();
-    };
+    return unlock;
   };
 
   /** Sends `count` notifications; only the first re-checks the file. */
@@ -309,39 +289,11 @@ export class NamespaceWriter {
 
   /**
    * Records (under the lock) which worker's block the section is about to
-   * create, or to free and unlink, in woolrx's lock file. A holder killed in between
-   * (after creating a block, before taking its slot; after freeing a slot,
-   * before unlinking its block) leaves the record behind, and the next
-   * holder reclaims the orphan block (see #recoverIntent).
-   *
-   * The record is cleared when the lock is released, not after each
-   * section: a burst under a kept lock writes it once per change, and clears
-   * it once. A record left by a completed change is harmless to whoever
-   * finds it (a holder killed between two changes of a burst): the block of
-   * a completed add is in a slot, so it is kept; that of a completed
-   * withdrawal is gone already.
+   * create, or to free and unlink (see {@link NamespaceLock.intend}).
    * @param uid The worker's 16 UUID bytes.
    */
   intend(uid: Buffer): void {
-    const fd = this.#rxFlock.fd;
-    if (fd === undefined) return;
-    writeIntent(fd, uid);
-    this.#intended = true;
-  }
-
-  /**
-   * Clears the intent record if one is written (before the lock is released). Never throws: a
-   * record left is the next holder's to recover.
-   */
-  #clearIntent(): void {
-    const fd = this.#rxFlock.fd;
-    if (!this.#intended || fd === undefined) return;
-    this.#intended = false;
-    try {
-      clearIntent(fd);
-    } catch {
-      // Left for the next holder, which recovers it.
-    }
+    this.#lock.intend(uid);
   }
 
   /** Closes the segment and the journal (the next section re-opens them). */
@@ -356,8 +308,7 @@ export class NamespaceWriter {
   close(): void {
     this.#holding.close();
     this.forget();
-    this.#woolFlock.close();
-    this.#rxFlock.close();
+    this.#lock.close();
   }
 
   /**
@@ -367,9 +318,7 @@ export class NamespaceWriter {
    * live), and clears the record.
    */
   #recoverIntent(): void {
-    const fd = this.#rxFlock.fd;
-    if (fd === undefined) return;
-    const intent = readIntent(fd, this.#intent);
+    const intent = this.#lock.takeIntent();
     if (intent === undefined) return;
     if (this.#index.find(intent) < 0) {
       const uid = slotUid(intent, 0);
@@ -387,8 +336,6 @@ export class NamespaceWriter {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }
     }
-    // Cleared when this holder releases the lock.
-    this.#intended = true;
   }
 
   /**

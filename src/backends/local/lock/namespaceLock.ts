@@ -301,3 +301,97 @@ export function writerBusy(rxLockPath: string): boolean {
     if (fd !== undefined) closeSync(fd);
   }
 }
+
+/**
+ * One writer's namespace lock, kept open between sections: woolrx's lock
+ * file and wool's, each a {@link FileLock} re-validated at each
+ * acquisition, and the intent record in woolrx's lock file (see
+ * {@link readIntent}), written once per change that creates or removes a
+ * block and cleared when the lock is released.
+ * @internal
+ */
+export class NamespaceLock {
+  readonly #rx: FileLock;
+  readonly #wool: FileLock;
+  readonly #options: NamespaceLockOptions;
+  readonly #intent = Buffer.alloc(INTENT_SIZE);
+  /** An intent record is written (or was found) and not cleared yet. */
+  #intended = false;
+
+  /**
+   * @param options The lock files, the namespace and the timeout.
+   */
+  constructor(options: Omit<NamespaceLockOptions, 'rxFlock' | 'woolFlock' | 'existing'>) {
+    this.#rx = new FileLock(options.rxLockPath, options.lockDirPath);
+    this.#wool = new FileLock(options.lockPath);
+    this.#options = { ...options, rxFlock: this.#rx, woolFlock: this.#wool };
+  }
+
+  /**
+   * Takes the lock (see {@link acquireNamespaceLock}).
+   * @returns Its release, which first clears the intent record if one is written.
+   */
+  async acquire(): Promise<() => void> {
+    const unlock = await acquireNamespaceLock(this.#options);
+    return () => {
+      this.#clearIntent();
+      unlock();
+    };
+  }
+
+  /** @returns Whether another woolrx publisher says it waits for the lock ({@link FileLock.waited}). */
+  waited(): boolean {
+    return this.#rx.waited();
+  }
+
+  /**
+   * Records (under the lock) which worker's block the holder is about to
+   * create, or to free and unlink. A holder killed in between (after
+   * creating a block, before taking its slot; after freeing a slot, before
+   * unlinking its block) leaves the record behind, and the next holder
+   * reclaims the orphan block ({@link NamespaceLock.takeIntent}).
+   *
+   * The record is cleared when the lock is released, not after each change:
+   * a burst under a kept lock writes it once per change, and clears it
+   * once. A record left by a completed change is harmless to whoever finds
+   * it: the block of a completed add is in a slot, so it is kept; that of a
+   * completed withdrawal is gone already.
+   * @param uid The worker's 16 UUID bytes.
+   */
+  intend(uid: Buffer): void {
+    const fd = this.#rx.fd;
+    if (fd === undefined) return;
+    writeIntent(fd, uid);
+    this.#intended = true;
+  }
+
+  /**
+   * Under a lock just taken: the intent record a holder that died mid-way
+   * left, if any (cleared when this holder releases the lock).
+   * @returns The worker's 16 UUID bytes (valid until the next call), or `undefined`.
+   */
+  takeIntent(): Buffer | undefined {
+    const fd = this.#rx.fd;
+    const intent = fd === undefined ? undefined : readIntent(fd, this.#intent);
+    if (intent !== undefined) this.#intended = true;
+    return intent;
+  }
+
+  /** Closes both lock files (releasing the lock if held). */
+  close(): void {
+    this.#wool.close();
+    this.#rx.close();
+  }
+
+  /** Never throws: a record left is the next holder's to recover. */
+  #clearIntent(): void {
+    const fd = this.#rx.fd;
+    if (!this.#intended || fd === undefined) return;
+    this.#intended = false;
+    try {
+      clearIntent(fd);
+    } catch {
+      // Left for the next holder, which recovers it.
+    }
+  }
+}
