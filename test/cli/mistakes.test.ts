@@ -1,4 +1,4 @@
-// A newcomer's mistakes on the command line (issue #23): each is one line on
+// A newcomer's mistakes on the command line: each is one line on
 // stderr that names the fix, then one line pointing at --help, status 2 —
 // not the usage of every backend, not node:util's or a factory's internals.
 // And SIGHUP (the terminal or tmux pane closed) stops `publish` as SIGTERM

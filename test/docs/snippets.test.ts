@@ -1,6 +1,6 @@
 // Every code snippet of README.md and docs/ (not docs/api/, which TypeDoc
-// generates) runs as written against the packed package, so none can rot
-// (issue #23). The fenced block's info string says what it is:
+// generates) runs as written against the packed package, so none can rot.
+// The fenced block's info string says what it is:
 //
 //   ```ts               a complete ES module in TypeScript: saved as snippet.mts in a
 //                       fresh consumer project ("type": "module", the tarball, rxjs,

@@ -205,7 +205,7 @@ describe('LAN interop with the real wool (two network namespaces)', () => {
     await watching.exit();
   });
 
-  it("signed woolrx → wool: wool (no key) lists a keyed woolrx publisher's worker with every field, its update and goodbye; a keyed woolrx subscriber lists it too (#26)", async () => {
+  it("signed woolrx → wool: wool (no key) lists a keyed woolrx publisher's worker with every field, its update and goodbye; a keyed woolrx subscriber lists it too", async () => {
     const ns = uniqueNamespace('realwool-lan-signed');
     const signingKey = randomBytes(24).toString('base64url');
     const wool = await RealWool.start('lan', ns, { netns: b });

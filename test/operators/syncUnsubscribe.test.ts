@@ -1,4 +1,4 @@
-// Regression (issue #14): a downstream unsubscribe during a synchronous
+// Regression: a downstream unsubscribe during a synchronous
 // emission must reach the source, as it does through RxJS's own operators.
 // Each case pipes a synchronous 200,000-value source through one operator,
 // then take(1), and counts how many values the source emitted.

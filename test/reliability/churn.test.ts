@@ -1,4 +1,4 @@
-// #16 item 5: churn on the local backend, bounded for CI. Several publisher
+// Churn on the local backend, bounded for CI. Several publisher
 // processes make thousands of random add / update / re-add / drop
 // operations; subscriber processes (some busy 60 ms of every 100 ms) watch
 // from the start, others join mid-churn; wool processes (the real wool,

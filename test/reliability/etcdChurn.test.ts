@@ -1,4 +1,4 @@
-// #16 item 5: churn on the etcd backend through faults, bounded for CI. A
+// Churn on the etcd backend through faults, bounded for CI. A
 // 3-member cluster on loopback; two publishers make random add / update /
 // re-add / drop operations while a member is killed, quorum is lost and
 // restored, and a subscriber is cut off (a TCP proxy) while the revisions it

@@ -1,4 +1,4 @@
-// #16 item 2: unsubscribing must cancel the watch on the etcd server, not
+// Unsubscribing must cancel the watch on the etcd server, not
 // only locally — tried where a leak would hide: unsubscribing exactly while
 // the watch is being created (around the initial read's end), and while the
 // client reconnects after the member restarted (or while it is still down).

@@ -12,7 +12,7 @@ import { workerInfo } from '../../src/model/workerInfo.js';
 import { startEtcd, type EtcdCluster } from '../backends/etcd/etcdHarness.js';
 import { Netns } from '../backends/lan/netns.js';
 
-// #16: 1,000 subscribe/unsubscribe cycles per backend (twice: two windows)
+// 1,000 subscribe/unsubscribe cycles per backend (twice: two windows)
 // in one process keep file descriptors, handles, server-side watchers and
 // the heap flat, and leave nothing of ours in /dev/shm.
 
@@ -208,7 +208,7 @@ describe('1,000 subscribe/unsubscribe cycles leave nothing behind', { timeout: 3
     assert.deepEqual(ours(namespace), []);
   });
 
-  it('local: a closed subscription does not survive young-generation collections (#25)', async () => {
+  it('local: a closed subscription does not survive young-generation collections', async () => {
     // RSS grew 57 → 115 MB over 1,000 cycles while the heap stayed flat:
     // V8 grows its young generation by how many bytes survive its
     // scavenges (and keeps it grown), and every closed subscription

@@ -1,4 +1,4 @@
-// #16 item 1: resurrection on the local backend under load. Two publisher
+// Resurrection on the local backend under load. Two publisher
 // processes add, re-add (same metadata) and drop a few uids repeatedly;
 // four subscriber processes block their event loop 60 ms of every 100 ms,
 // so they read the slot table and the journal far behind the publishers. A

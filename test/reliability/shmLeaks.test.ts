@@ -1,4 +1,4 @@
-// #16 item 3: /dev/shm leaks, each reproduced in isolation with real
+// /dev/shm leaks, each reproduced in isolation with real
 // processes: the real wool (test/interop/woolPeerProcess.ts), woolrx's lock
 // through a lock-holding child.
 import { killWoolPeers, startWoolPeer, withdrawWoolPeer, type WoolPeer } from '../interop/woolPeerProcess.js';

@@ -258,7 +258,7 @@ describe('SlotMirror', () => {
     mirror.read(true);
     file.close();
     unlinkSync(path);
-    // Fault injected: the scratch table is not zeroed (as before issue #35),
+    // Fault injected: the scratch table is not zeroed (as it once was),
     // so that after two reads without a segment the copy's bytes still hold
     // a and b while its uids say no slot is taken.
     const skipFill = function (this: Buffer): Buffer {
