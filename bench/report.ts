@@ -39,12 +39,38 @@ export interface LatencyPoint {
   readonly p99_us: number;
 }
 
+/** Min, median and max over the runs. */
+export interface ReportSpread {
+  readonly min: number;
+  readonly median: number;
+  readonly max: number;
+}
+
+/**
+ * One row measured against its floor in the same runs: the row's figure,
+ * the floor's, each run's ratio (row over the floor measured right after
+ * it), and the target ratio.
+ */
+export interface FloorRow {
+  readonly row: string;
+  readonly unit: string;
+  readonly value: ReportSpread;
+  readonly floor: ReportSpread;
+  /** What the floor is (one line). */
+  readonly floorName: string;
+  readonly ratio: ReportSpread;
+  /** The ratio's target: met when the median ratio is at most this. */
+  readonly target: number;
+}
+
 /** Everything the report shows. */
 export interface BenchReport {
   readonly machine: MachineInfo;
   readonly tables: readonly ReportTable[];
   /** The local latency sweep; empty when the local suite did not run. */
   readonly latency: readonly LatencyPoint[];
+  /** Rows against their floors (the local suite); empty or missing when it did not run. */
+  readonly floors?: readonly FloorRow[];
   /** Suites that were asked for but failed, with why. */
   readonly failed: ReadonlyArray<{ readonly suite: string; readonly reason: string }>;
   /** The command line that produced the figures. */
@@ -118,6 +144,24 @@ export function renderReportMarkdown(report: BenchReport, chart = 'images/local-
       '| registered workers | p50 (µs) | p99 (µs) |',
       '|---:|---:|---:|',
       ...report.latency.map((p) => `| ${p.workers.toLocaleString('en-US')} | ${formatValue(p.p50_us)} | ${formatValue(p.p99_us)} |`),
+    );
+  }
+  if (report.floors !== undefined && report.floors.length > 0) {
+    const range = (s: ReportSpread, f: (x: number) => string): string => `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
+    out.push(
+      '',
+      '## Local backend against its floors',
+      '',
+      'Each row beside a floor that does the same work bare, measured in the same',
+      'runs (row and floor interleaved); median (min–max) over the runs; the ratio is',
+      "each run's figure over the floor measured right after it.",
+      '',
+      '| row | figure | floor | ratio | target | met |',
+      '|---|---:|---|---:|---:|---|',
+      ...report.floors.map(
+        (f) =>
+          `| ${escapeCell(f.row)} | ${range(f.value, formatValue)} ${escapeCell(f.unit)} | ${escapeCell(f.floorName)}: ${range(f.floor, formatValue)} ${escapeCell(f.unit)} | ${range(f.ratio, (x) => `${x.toFixed(2)}×`)} | ≤ ${f.target}× | ${f.ratio.median <= f.target ? 'yes' : 'no'} |`,
+      ),
     );
   }
   for (const table of report.tables) {

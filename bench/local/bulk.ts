@@ -13,15 +13,17 @@
  *   subscribing.
  *
  * Each has its floor, measured in the same run: {@link benchLocalBulkFloor}
- * (the same adds' system calls, bare) and {@link benchLocalMemoryFloor} (a
- * plain Node.js process, with RxJS, holding the same workers as plain objects).
+ * (the same adds' system calls, bare, and a bare subscriber's reads of every
+ * change) and {@link benchLocalMemoryFloor} (a plain Node.js process: with
+ * RxJS loaded and nothing else, the baseline; then holding the same workers
+ * as plain objects, the peer).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bareNamespace } from './bareNamespace.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -108,6 +110,20 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
 /** Untimed adds each bare publisher makes first (see bareProcess.ts). */
 const BARE_WARMUP = 200;
 
+/** Result of one {@link benchLocalBulkFloor} run. */
+export interface LocalBulkFloorRun {
+  /** Start signal → the bare subscriber has read the last change, ms: the floor under {@link LocalBulkRun.seen_ms}. */
+  seen_ms: number;
+  /** Start signal → the last bare add done (the slowest publisher), ms. */
+  published_ms: number;
+  /** CPU all bare publishers used, per add, µs. */
+  cpu_us_per_add: number;
+  /** CPU the bare subscriber used, per change, µs. */
+  subscriber_cpu_us_per_change: number;
+  /** Times the bare subscriber fell more than the journal's ring behind (then it read the slot table and the blocks). */
+  overruns: number;
+}
+
 /**
  * The floor under {@link benchLocalBulk}: `publishers` processes each make
  * `perPublisher` adds' worth of the system calls a woolrx add makes, bare
@@ -116,36 +132,50 @@ const BARE_WARMUP = 200;
  * the temp directory, one new 1 KiB block per add — taking, keeping and
  * releasing the lock as woolrx does (kept across a burst for up to 1 ms,
  * released after each add while another publisher says it waits, left free
- * 2 ms after 20 ms in a row), and waiting for a busy lock in the kernel. No
- * subscriber: the figure is the start signal → the last add done.
+ * 2 ms after 20 ms in a row), and waiting for a busy lock in the kernel;
+ * and a bare subscriber (bench/local/bareSubscriberProcess.ts) reads every
+ * change as a woolrx subscriber does (per wake-up: the journal head, the
+ * new records, the head again, their slots; more than the ring behind: the
+ * slot table and the blocks not seen). The floor is the start signal → the
+ * bare subscriber has read the last change, as the row's is the start →
+ * the subscriber's last event.
  * @param opts `publishers`: processes; `perPublisher`: adds each.
- * @returns The time, and the CPU all publishers used, per add.
+ * @returns The times, and the CPU used.
  */
-export async function benchLocalBulkFloor(opts: { publishers: number; perPublisher: number }): Promise<{ published_ms: number; cpu_us_per_add: number }> {
-  const dir = mkdtempSync('/dev/shm/woolrx-bench-bare-');
-  const tmp = mkdtempSync(join(tmpdir(), 'woolrx-bench-bare-'));
-  const woolLock = join(tmp, 'lock');
-  const notify = join(tmp, 'notify');
+export async function benchLocalBulkFloor(opts: { publishers: number; perPublisher: number }): Promise<LocalBulkFloorRun> {
   const stride = opts.perPublisher + BARE_WARMUP;
   const capacity = opts.publishers * stride;
-  writeFileSync(join(dir, 'segment'), Buffer.alloc(16 + 16 * capacity), { mode: 0o600 });
-  writeFileSync(join(dir, 'journal'), Buffer.alloc(64), { mode: 0o600 });
-  truncateSync(join(dir, 'journal'), 64 + (40 + 1020) * 512);
+  const total = opts.publishers * opts.perPublisher;
+  const ns = bareNamespace(capacity);
   const publishers = Array.from({ length: opts.publishers }, (_, p) =>
-    child('bareProcess.ts', [dir, woolLock, notify, String(opts.perPublisher), String(capacity), String(p * stride), String(BARE_WARMUP)], ['--import', 'tsx', '--expose-gc']),
+    child('bareProcess.ts', [ns.dir, ns.woolLock, ns.notify, String(opts.perPublisher), String(capacity), String(p * stride), String(BARE_WARMUP)], ['--import', 'tsx', '--expose-gc']),
   );
+  let subscriber: ReturnType<typeof child> | undefined;
+  let measured = false;
   try {
     await Promise.all(publishers.map((p) => p.next('ready')));
+    // Started after the publishers' warm-up: it reads from the journal's head on.
+    subscriber = child('bareSubscriberProcess.ts', [ns.dir, ns.notify, String(total), '0', String(capacity)], ['--import', 'tsx', '--expose-gc']);
+    await subscriber.next('ready');
     const start = process.hrtime.bigint();
     for (const p of publishers) p.child.send({ op: 'run' });
-    const done = await Promise.all(publishers.map((p) => p.next('published')));
+    const [done, seen] = await Promise.all([Promise.all(publishers.map((p) => p.next('published'))), subscriber.next('arrivals')]);
     const last = done.reduce((max, m) => (BigInt(m['published'] as string) > max ? BigInt(m['published'] as string) : max), 0n);
     const cpu = done.reduce((sum, m) => sum + (m['cpu_us'] as number), 0);
-    return { published_ms: Number(last - start) / 1e6, cpu_us_per_add: cpu / (opts.publishers * opts.perPublisher) };
+    measured = true;
+    return {
+      seen_ms: Number(BigInt(seen['last'] as string) - start) / 1e6,
+      published_ms: Number(last - start) / 1e6,
+      cpu_us_per_add: cpu / total,
+      subscriber_cpu_us_per_change: (seen['cpuUs'] as number) / total,
+      overruns: seen['overruns'] as number,
+    };
   } finally {
-    await Promise.all(publishers.map((p) => exited(p.child)));
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(tmp, { recursive: true, force: true });
+    const children = [...publishers.map((p) => p.child), ...(subscriber === undefined ? [] : [subscriber.child])];
+    // Failed: a child may wait for what will not come.
+    if (!measured) for (const c of children) c.kill();
+    await Promise.all(children.map(exited));
+    ns.remove();
   }
 }
 
