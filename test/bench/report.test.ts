@@ -18,6 +18,21 @@ const report: BenchReport = {
 };
 
 describe('bench report', () => {
+  it('renders the local rows against their floors: figure, floor, ratio, target and whether it is met', () => {
+    const spread = (min: number, median: number, max: number) => ({ min, median, max });
+    const md = renderReportMarkdown({
+      ...report,
+      floors: [
+        { row: 'add → event p50, 1,000 workers', unit: 'µs', value: spread(180, 190, 260), floor: spread(120, 130, 140), floorName: 'lone-add floor', ratio: spread(1.4, 1.46, 1.9), target: 1.5 },
+        { row: 'subscriber CPU per event', unit: 'µs', value: spread(80, 85, 90), floor: spread(40, 42, 45), floorName: 'the bare subscriber', ratio: spread(1.9, 2.02, 2.1), target: 1.5 },
+      ],
+    });
+    assert.match(md, /^## Local backend against its floors$/m);
+    assert.match(md, /^\| add → event p50, 1,000 workers \| 190 \(180–260\) µs \| lone-add floor: 130 \(120–140\) µs \| 1\.46× \(1\.40×–1\.90×\) \| ≤ 1\.5× \| yes \|$/m);
+    assert.match(md, /^\| subscriber CPU per event \| .* \| 2\.02× \(1\.90×–2\.10×\) \| ≤ 1\.5× \| no \|$/m);
+    assert.doesNotMatch(renderReportMarkdown(report), /against its floors/, 'no such section without floors');
+  });
+
   it('describes this machine', () => {
     const info = machineInfo(new Date('2026-01-02T03:04:05.678Z'));
     assert.equal(info.date, '2026-01-02T03:04:05Z');
