@@ -25,7 +25,9 @@
 // those of woolrx's journal (sequence number, type, payload length, uid,
 // slot; the head the next sequence number), so that a bare subscriber
 // (bareSubscriberProcess.ts) can follow them; its blocks are named after
-// their uid, so that one can read them too.
+// their uid, so that one can read them too. argv[10]: the slots of the
+// table read under a lock taken afresh, as many as the row's namespace
+// has (default: the capacity; the warm-up's slots are beyond).
 // Talks to the parent over IPC: `ready`, then `{ op: 'run' }` → `published`
 // (CLOCK_MONOTONIC when the last add was done) and the CPU it used; or
 // `{ op: 'add' }` → one add now (by the rule), `added`. Run
@@ -43,7 +45,7 @@ import { flock, ofdlock } from '../../src/backends/local/flockAddon.js';
 import { emptyYoungGeneration } from './emptyYoungGeneration.js';
 import { LOCK_BURST_GAP_MS, LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS, LOCK_RETAKE_GAP_MS } from '../../src/backends/local/NamespaceWriter.js';
 
-const [dir = '', woolLock = '', notify = '', countArg = '0', capacityArg = '0', firstArg = '0', warmupArg = '0', modeArg = ''] = process.argv.slice(2);
+const [dir = '', woolLock = '', notify = '', countArg = '0', capacityArg = '0', firstArg = '0', warmupArg = '0', modeArg = '', tableArg = capacityArg] = process.argv.slice(2);
 /** The lone-add floor's untimed adds, or `undefined` for the bulk floor. */
 const lone = modeArg.startsWith('lone:') ? Number(modeArg.slice(5)) : undefined;
 const warmup = Number(warmupArg);
@@ -64,7 +66,8 @@ const segment = open(segmentPath);
 const journal = open(journalPath);
 const notifyFd = open(notify);
 
-const table = Buffer.alloc(SLOT * capacity);
+/** The slot table as the row's namespace has it (its capacity: the workers timed), read under a lock taken afresh. */
+const table = Buffer.alloc(SLOT * Math.min(capacity, Number(tableArg)));
 const intent = Buffer.alloc(SLOT);
 const free = Buffer.alloc(SLOT);
 const uid = Buffer.alloc(SLOT);

@@ -226,7 +226,7 @@ export async function benchLocalFloor(writes: number): Promise<LocalRun> {
     const subscriber = spawnChild('bareSubscriberProcess.ts', [ns.dir, ns.notify, String(writes), String(FLOOR_WARMUP), String(writes + FLOOR_WARMUP)]);
     children.push(subscriber.child);
     await subscriber.next('ready');
-    const publisher = spawnChild('bareProcess.ts', [ns.dir, ns.woolLock, ns.notify, String(writes), String(writes + FLOOR_WARMUP), '0', '0', `lone:${FLOOR_WARMUP}`]);
+    const publisher = spawnChild('bareProcess.ts', [ns.dir, ns.woolLock, ns.notify, String(writes), String(writes + FLOOR_WARMUP), '0', '0', `lone:${FLOOR_WARMUP}`, String(writes)]);
     children.push(publisher.child);
     await publisher.next('ready');
     publisher.child.send({ op: 'run' });

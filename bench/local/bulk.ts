@@ -148,7 +148,7 @@ export async function benchLocalBulkFloor(opts: { publishers: number; perPublish
   const total = opts.publishers * opts.perPublisher;
   const ns = bareNamespace(capacity);
   const publishers = Array.from({ length: opts.publishers }, (_, p) =>
-    child('bareProcess.ts', [ns.dir, ns.woolLock, ns.notify, String(opts.perPublisher), String(capacity), String(p * stride), String(BARE_WARMUP)], ['--import', 'tsx', '--expose-gc']),
+    child('bareProcess.ts', [ns.dir, ns.woolLock, ns.notify, String(opts.perPublisher), String(capacity), String(p * stride), String(BARE_WARMUP), '', String(total)], ['--import', 'tsx', '--expose-gc']),
   );
   let subscriber: ReturnType<typeof child> | undefined;
   let measured = false;
