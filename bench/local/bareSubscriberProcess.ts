@@ -99,9 +99,9 @@ function scan(): void {
         seenSlots[at] = 1;
         arrived(seq, at);
       }
+      next = to;
     }
   }
-  next = to;
   progressed?.();
 }
 
@@ -112,6 +112,9 @@ function scan(): void {
  */
 function overrun(): void {
   overruns += 1;
+  // The head first: the table read after it shows every change it counts (slots are written before records).
+  readSync(journal, head, 0, 24, 0);
+  const to = head.readUInt32LE(16);
   table ??= Buffer.alloc(SLOT * capacity);
   readSync(segment, table, 0, table.length, 16);
   for (let at = 0; at < capacity; at += 1) {
@@ -124,9 +127,7 @@ function overrun(): void {
     else closeSync(fd);
     seenSlots[at] = 1;
   }
-  // Every change up to the head read is now read (the table shows them).
-  readSync(journal, head, 0, 24, 0);
-  const to = head.readUInt32LE(16);
+  // Every change up to the head read is now read.
   for (let seq = next; seq < to; seq += 1) arrived(seq, -1);
   next = to;
 }
