@@ -7,7 +7,9 @@
 // Like woolrx's NotifyWatcher it watches the notification directory and
 // the notification file itself (fs.watch: one inotify descriptor, both
 // events of a notification read at once); on the directory's event for
-// `notify` it reads, like woolrx's JournalFollower and SlotMirror, the
+// `notify` it reads at once, in the watcher's callback (woolrx runs its
+// scan a phase of the event loop later, once per turn: woolrx's cost, not
+// the floor's), like woolrx's JournalFollower and SlotMirror, the
 // journal head, each record since the last read, the head again (a record
 // overwritten meanwhile), and the slot each record names (the segment shows
 // the change). A subscriber more than the ring's length behind (an overrun)

@@ -164,7 +164,8 @@ function hostStalls(ms = 1000): { perSecond: number; maxUs: number } {
 /**
  * Runs the local add → event benchmark.
  * @param opts `workers`: how many workers to register (and the namespace capacity); `runs`: how many times (default 3).
- * @returns The median p50/p99 latency in µs and subscriber CPU µs per event over the runs, every run, and the host's stalls.
+ * @returns The median p50/p99 latency in µs and subscriber CPU µs per event over the runs, every run, the host's stalls,
+ * and the lone-add floor's figures (a floor run after each run) with each run's ratio to its floor run.
  */
 export async function benchLocal(opts: { workers: number; runs?: number }): Promise<LocalBenchResult> {
   const host = hostStalls();
