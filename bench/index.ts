@@ -157,16 +157,15 @@ async function runLocalLatency(): Promise<Record<string, unknown>> {
       { name: 'longest host stall', value: result.host_max_stall_us, unit: 'µs' },
     ],
   );
-  const spreadOf = (values: readonly number[]): { min: number; median: number; max: number } => spread(values);
   const floorName = 'lone-add floor';
   floorRows.push(
-    { row: `add → event p50, ${workers} workers`, unit: 'µs', value: spreadOf(result.runs.map((r) => r.p50_us)), floor: spreadOf(result.floor_runs.map((r) => r.p50_us)), floorName, ratio: result.p50_ratio, target: TARGET.p50 },
-    { row: `add → event p99, ${workers} workers`, unit: 'µs', value: spreadOf(result.runs.map((r) => r.p99_us)), floor: spreadOf(result.floor_runs.map((r) => r.p99_us)), floorName, ratio: result.p99_ratio, target: TARGET.p99 },
+    { row: `add → event p50, ${workers} workers`, unit: 'µs', value: spread(result.runs.map((r) => r.p50_us)), floor: spread(result.floor_runs.map((r) => r.p50_us)), floorName, ratio: result.p50_ratio, target: TARGET.p50 },
+    { row: `add → event p99, ${workers} workers`, unit: 'µs', value: spread(result.runs.map((r) => r.p99_us)), floor: spread(result.floor_runs.map((r) => r.p99_us)), floorName, ratio: result.p99_ratio, target: TARGET.p99 },
     {
       row: 'subscriber CPU per event',
       unit: 'µs',
-      value: spreadOf(result.runs.map((r) => r.cpu_us_per_event)),
-      floor: spreadOf(result.floor_runs.map((r) => r.cpu_us_per_event)),
+      value: spread(result.runs.map((r) => r.cpu_us_per_event)),
+      floor: spread(result.floor_runs.map((r) => r.cpu_us_per_event)),
       floorName: 'the bare subscriber',
       ratio: result.cpu_ratio,
       target: TARGET.cpu,
