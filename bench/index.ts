@@ -1,5 +1,6 @@
 /**
- * Benchmark runner: `npm run bench -- [--suite core|local|lan|etcd|flock|relay|all, or a comma list] [--workers N] [--runs R] [--json] [--report]`.
+ * Benchmark runner: `npm run bench -- [--suite core|local|lan|etcd|flock|relay|all, or a comma
+ * list] [--workers N] [--runs R] [--json] [--report]`.
  *
  * `--runs R` (local suite; default 3): repeat the measurement R times and
  * report the median of each figure. The LAN late joiner runs R joiners
@@ -29,7 +30,14 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { LATENCY_SWEEP, machineInfo, writeReport, type LatencyPoint, type ReportTable } from './report.js';
+import {
+  LATENCY_SWEEP,
+  machineInfo,
+  writeReport,
+  type FloorRow,
+  type LatencyPoint,
+  type ReportTable,
+} from './report.js';
 
 interface Row {
   name: string;
@@ -58,7 +66,9 @@ const SUITES = ['core', 'local', 'lan', 'etcd', 'flock', 'relay'] as const;
 type Suite = (typeof SUITES)[number];
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--runs R] [--local-rows latency,bulk,memory] [--lan-rows signing,add,late] [--json] [--report]\n`);
+  process.stderr.write(
+    `${message}\nusage: npm run bench -- [--suite ${SUITES.join('|')}|all] [--workers N] [--runs R] [--local-rows latency,bulk,memory] [--lan-rows signing,add,late] [--json] [--report]\n`,
+  );
   process.exit(2);
 }
 
@@ -66,9 +76,11 @@ function usage(message: string): never {
 const suites: readonly Suite[] =
   values.suite === 'all'
     ? SUITES
-    : values.suite.split(',').map((name) =>
-        (SUITES as readonly string[]).includes(name) ? (name as Suite) : usage(`unknown suite: ${name}`),
-      );
+    : values.suite
+        .split(',')
+        .map((name) =>
+          (SUITES as readonly string[]).includes(name) ? (name as Suite) : usage(`unknown suite: ${name}`),
+        );
 const workersArg = values.workers === undefined ? undefined : Number(values.workers);
 if (workersArg !== undefined && !(Number.isSafeInteger(workersArg) && workersArg > 0)) {
   usage(`--workers must be a positive integer, got ${values.workers}`);
@@ -78,6 +90,8 @@ const runsArg = values.runs === undefined ? 3 : Number(values.runs);
 if (!(Number.isSafeInteger(runsArg) && runsArg > 0)) usage(`--runs must be a positive integer, got ${values.runs}`);
 
 const tables: ReportTable[] = [];
+/** The local rows against their floors, for the report. */
+const floorRows: FloorRow[] = [];
 let currentSuite = '';
 
 function printTable(title: string, rows: readonly Row[]): void {
@@ -101,7 +115,8 @@ async function runCore(): Promise<Record<string, unknown>> {
   const codec = await benchCodec();
   printTable('codec', codec);
   const result: Record<string, unknown> = { suite: 'core', workers: workersArg ?? 10_000 };
-  for (const row of [...diff, ...operators, ...codec]) result[`${row.name} (${row.unit})`] = Number(row.value.toPrecision(4));
+  for (const row of [...diff, ...operators, ...codec])
+    result[`${row.name} (${row.unit})`] = Number(row.value.toPrecision(4));
   return result;
 }
 
@@ -109,49 +124,123 @@ const LOCAL_ROWS = ['latency', 'bulk', 'memory'] as const;
 
 async function runLocal(): Promise<Record<string, unknown>> {
   const rows = new Set(values['local-rows'].split(','));
-  for (const row of rows) if (!(LOCAL_ROWS as readonly string[]).includes(row)) usage(`unknown --local-rows entry: ${row} (${LOCAL_ROWS.join(', ')})`);
+  for (const row of rows)
+    if (!(LOCAL_ROWS as readonly string[]).includes(row))
+      usage(`unknown --local-rows entry: ${row} (${LOCAL_ROWS.join(', ')})`);
   const latency = rows.has('latency') ? await runLocalLatency() : {};
   const throughput = rows.has('bulk') ? await runLocalBulk() : {};
   const memory = rows.has('memory') ? await runLocalMemory() : {};
   return { ...latency, ...throughput, ...memory };
 }
 
+/** The targets: each local row's ratio to its floor. */
+const TARGET = { p50: 1.5, p99: 2, cpu: 1.5, bulk: 1.5, memory: 1.2 } as const;
+
+/** `min–max` of a spread, `digits` decimals. */
+function range(s: { min: number; max: number }, digits = 0): string {
+  return `${s.min.toFixed(digits)}–${s.max.toFixed(digits)}`;
+}
+
 async function runLocalLatency(): Promise<Record<string, unknown>> {
   const { benchLocal } = await import('./local/bench.js');
   const workers = workersArg ?? 1_000;
   const result = await benchLocal({ workers, runs: runsArg });
-  const each = (key: 'p50_us' | 'p99_us' | 'subscriber_gcs' | 'publisher_gcs'): string => result.runs.map((r) => r[key]).join(', ');
+  const each = (key: 'p50_us' | 'p99_us' | 'cpu_us_per_event' | 'subscriber_gcs' | 'publisher_gcs'): string =>
+    result.runs.map((r) => r[key]).join(', ');
+  const floorEach = (key: 'p50_us' | 'p99_us' | 'cpu_us_per_event'): string =>
+    result.floor_runs.map((r) => r[key]).join(', ');
+  const ratio = (
+    name: string,
+    r: { min: number; median: number; max: number },
+    target: number,
+  ): { name: string; value: number; unit: string } => ({
+    name: `${name}, each run over the floor run after it (${range(r, 2)}; target ≤ ${target}): median`,
+    value: r.median,
+    unit: '×',
+  });
   printTable(
-    `local: add → event, ${workers} workers, publisher and subscriber in separate processes (median of ${result.runs.length} runs)`,
+    `local: add → event, ${workers} workers, publisher and subscriber in separate processes (median of ${result.runs.length} runs, each followed by a floor run)`,
     [
       { name: `p50 (runs: ${each('p50_us')})`, value: result.p50_us, unit: 'µs' },
       { name: `p99 (runs: ${each('p99_us')})`, value: result.p99_us, unit: 'µs' },
-      { name: 'subscriber CPU per event', value: result.cpu_us_per_event, unit: 'µs' },
+      {
+        name: `subscriber CPU per event (runs: ${each('cpu_us_per_event')})`,
+        value: result.cpu_us_per_event,
+        unit: 'µs',
+      },
       { name: `p50 of all runs' latencies pooled`, value: result.pooled_p50_us, unit: 'µs' },
       { name: `p99 of all runs' latencies pooled`, value: result.pooled_p99_us, unit: 'µs' },
-      { name: `GCs in the timed phase, subscriber (runs: ${each('subscriber_gcs')})`, value: result.subscriber_gcs, unit: 'per run' },
-      { name: `GCs in the timed phase, publisher (runs: ${each('publisher_gcs')})`, value: result.publisher_gcs, unit: 'per run' },
-      { name: 'floor p50 (pwrite in /dev/shm → fs.watch in another process)', value: result.floor_p50_us, unit: 'µs' },
-      { name: 'floor p99', value: result.floor_p99_us, unit: 'µs' },
-      { name: 'floor: the watcher\'s CPU per write seen (one fs.watch event, one pread)', value: result.floor_cpu_us_per_event, unit: 'µs' },
+      {
+        name: `GCs in the timed phase, subscriber (runs: ${each('subscriber_gcs')})`,
+        value: result.subscriber_gcs,
+        unit: 'per run',
+      },
+      {
+        name: `GCs in the timed phase, publisher (runs: ${each('publisher_gcs')})`,
+        value: result.publisher_gcs,
+        unit: 'per run',
+      },
+      {
+        name: `lone-add floor p50: a bare lone add's system calls → a bare subscriber's reads (runs: ${floorEach('p50_us')})`,
+        value: result.floor_p50_us,
+        unit: 'µs',
+      },
+      { name: `lone-add floor p99 (runs: ${floorEach('p99_us')})`, value: result.floor_p99_us, unit: 'µs' },
+      {
+        name: `floor: the bare subscriber's CPU per event (runs: ${floorEach('cpu_us_per_event')})`,
+        value: result.floor_cpu_us_per_event,
+        unit: 'µs',
+      },
+      ratio('p50 / floor p50', result.p50_ratio, TARGET.p50),
+      ratio('p99 / floor p99', result.p99_ratio, TARGET.p99),
+      ratio("subscriber CPU per event / the bare subscriber's", result.cpu_ratio, TARGET.cpu),
       { name: 'host stalls > 1 ms (busy loop, before the runs)', value: result.host_stalls_per_s, unit: 'per s' },
       { name: 'longest host stall', value: result.host_max_stall_us, unit: 'µs' },
-      { name: 'p50 / floor p50 (target ≤ 3)', value: result.p50_us / result.floor_p50_us, unit: '×' },
-      { name: 'p99 / floor p99 (target ≤ 3)', value: result.p99_us / result.floor_p99_us, unit: '×' },
-      { name: 'subscriber CPU per event, target', value: 30, unit: 'µs' },
-      { name: 'subscriber CPU per event / floor watcher\'s CPU per write', value: result.cpu_us_per_event / result.floor_cpu_us_per_event, unit: '×' },
     ],
+  );
+  const floorName = 'lone-add floor';
+  floorRows.push(
+    {
+      row: `add → event p50, ${workers} workers`,
+      unit: 'µs',
+      value: spread(result.runs.map((r) => r.p50_us)),
+      floor: spread(result.floor_runs.map((r) => r.p50_us)),
+      floorName,
+      ratio: result.p50_ratio,
+      target: TARGET.p50,
+    },
+    {
+      row: `add → event p99, ${workers} workers`,
+      unit: 'µs',
+      value: spread(result.runs.map((r) => r.p99_us)),
+      floor: spread(result.floor_runs.map((r) => r.p99_us)),
+      floorName,
+      ratio: result.p99_ratio,
+      target: TARGET.p99,
+    },
+    {
+      row: 'subscriber CPU per event',
+      unit: 'µs',
+      value: spread(result.runs.map((r) => r.cpu_us_per_event)),
+      floor: spread(result.floor_runs.map((r) => r.cpu_us_per_event)),
+      floorName: 'the bare subscriber',
+      ratio: result.cpu_ratio,
+      target: TARGET.cpu,
+    },
   );
   return { ...result };
 }
 
-// Throughput and memory (issue #24): each measured `runs` times, fresh processes each time.
+// Throughput and memory: each measured `runs` times, fresh processes each time, interleaved with its floor.
 async function runLocalBulk(): Promise<Record<string, unknown>> {
   const { benchLocalBulk, benchLocalBulkFloor } = await import('./local/bulk.js');
   const bulk: Record<string, unknown> = {};
-  for (const [publishers, perPublisher] of [[1, 10_000], [10, 1_000]] as const) {
+  for (const [publishers, perPublisher] of [
+    [1, 10_000],
+    [10, 1_000],
+  ] as const) {
     const runs = [];
-    const floors: Array<{ published_ms: number; cpu_us_per_add: number }> = [];
+    const floors: Array<Awaited<ReturnType<typeof benchLocalBulkFloor>>> = [];
     // Interleaved (woolrx, floor, woolrx, floor ...): a machine whose speed drifts moves both alike.
     for (let i = 0; i < runsArg; i += 1) {
       runs.push(await benchLocalBulk({ publishers, perPublisher }));
@@ -159,29 +248,73 @@ async function runLocalBulk(): Promise<Record<string, unknown>> {
     }
     const seen = spread(runs.map((r) => r.seen_ms));
     const published = spread(runs.map((r) => r.published_ms));
-    const floor = spread(floors.map((r) => r.published_ms));
-    const ratios = runs.map((r, i) => r.seen_ms / (floors[i]?.published_ms ?? NaN));
+    const floor = spread(floors.map((r) => r.seen_ms));
+    const floorPublished = spread(floors.map((r) => r.published_ms));
+    const subscriberCpu = spread(floors.map((r) => r.subscriber_cpu_us_per_change));
+    const ratios = spread(runs.map((r, i) => r.seen_ms / (floors[i]?.seen_ms ?? NaN)));
     printTable(
-      `local: bulk publish, ${publishers} publisher process${publishers > 1 ? 'es' : ''} × ${perPublisher} sequential awaited publish(), a subscriber in another process sees all (${runsArg} runs)`,
+      `local: bulk publish, ${publishers} publisher process${publishers > 1 ? 'es' : ''} × ${perPublisher} sequential awaited publish(), a subscriber in another process sees all (${runsArg} runs, each followed by a floor run)`,
       [
-        { name: `until the subscriber saw all, median (min ${seen.min.toFixed(0)}, max ${seen.max.toFixed(0)}; target ≤ 1000)`, value: seen.median, unit: 'ms' },
-        { name: `until the last publish resolved, median (min ${published.min.toFixed(0)}, max ${published.max.toFixed(0)})`, value: published.median, unit: 'ms' },
-        { name: `floor: the same adds' system calls, bare, no subscriber (bench/local/bareProcess.ts), median (min ${floor.min.toFixed(0)}, max ${floor.max.toFixed(0)})`, value: floor.median, unit: 'ms' },
-        { name: 'floor: CPU per add, all publishers', value: spread(floors.map((r) => r.cpu_us_per_add)).median, unit: 'µs' },
-        { name: `seen / floor, each run paired with the floor run after it (${ratios.map((r) => r.toFixed(2)).join(', ')}): median`, value: spread(ratios).median, unit: '×' },
+        { name: `until the subscriber saw all, median (${range(seen)})`, value: seen.median, unit: 'ms' },
+        { name: `until the last publish resolved, median (${range(published)})`, value: published.median, unit: 'ms' },
+        {
+          name: `floor: the same adds' system calls, bare (bench/local/bareProcess.ts), until a bare subscriber read every change (bench/local/bareSubscriberProcess.ts), median (${range(floor)})`,
+          value: floor.median,
+          unit: 'ms',
+        },
+        {
+          name: `floor: until the last bare add was done, median (${range(floorPublished)})`,
+          value: floorPublished.median,
+          unit: 'ms',
+        },
+        {
+          name: 'floor: CPU per add, all bare publishers',
+          value: spread(floors.map((r) => r.cpu_us_per_add)).median,
+          unit: 'µs',
+        },
+        {
+          name: `floor: the bare subscriber's CPU per change (${range(subscriberCpu, 1)})`,
+          value: subscriberCpu.median,
+          unit: 'µs',
+        },
+        {
+          name: `floor: times the bare subscriber fell a journal ring behind (runs: ${floors.map((r) => r.overruns).join(', ')})`,
+          value: spread(floors.map((r) => r.overruns)).median,
+          unit: 'per run',
+        },
+        {
+          name: `seen / floor, each run over the floor run after it (${range(ratios, 2)}; target ≤ ${TARGET.bulk}): median`,
+          value: ratios.median,
+          unit: '×',
+        },
       ],
     );
-    bulk[`bulk_${publishers}x${perPublisher}_seen_ms`] = runs.map((r) => Math.round(r.seen_ms));
-    bulk[`bulk_${publishers}x${perPublisher}_published_ms`] = runs.map((r) => Math.round(r.published_ms));
-    bulk[`bulk_${publishers}x${perPublisher}_floor_ms`] = floors.map((r) => Math.round(r.published_ms));
+    floorRows.push({
+      row: `bulk ${publishers} × ${perPublisher.toLocaleString('en-US')}, seen by a subscriber`,
+      unit: 'ms',
+      value: seen,
+      floor,
+      floorName: 'bare adds, a bare subscriber',
+      ratio: ratios,
+      target: TARGET.bulk,
+    });
+    const key = `bulk_${publishers}x${perPublisher}`;
+    bulk[`${key}_seen_ms`] = runs.map((r) => Math.round(r.seen_ms));
+    bulk[`${key}_published_ms`] = runs.map((r) => Math.round(r.published_ms));
+    bulk[`${key}_floor_ms`] = floors.map((r) => Math.round(r.published_ms));
+    bulk[`${key}_floor_seen_ms`] = floors.map((r) => Math.round(r.seen_ms));
+    bulk[`${key}_floor_subscriber_cpu_us_per_change`] = floors.map(
+      (r) => Math.round(r.subscriber_cpu_us_per_change * 10) / 10,
+    );
+    bulk[`${key}_ratio`] = runs.map((r, i) => Math.round((r.seen_ms / (floors[i]?.seen_ms ?? NaN)) * 100) / 100);
   }
   return bulk;
 }
 
 async function runLocalMemory(): Promise<Record<string, unknown>> {
   const { benchLocalMemory, benchLocalMemoryFloor } = await import('./local/bulk.js');
-  const memoryRuns = [];
-  const floorRuns = [];
+  const memoryRuns: Array<Awaited<ReturnType<typeof benchLocalMemory>>> = [];
+  const floorRuns: Array<Awaited<ReturnType<typeof benchLocalMemoryFloor>>> = [];
   for (let i = 0; i < runsArg; i += 1) {
     memoryRuns.push(await benchLocalMemory({ workers: 10_000 }));
     floorRuns.push(await benchLocalMemoryFloor({ workers: 10_000 }));
@@ -192,26 +325,81 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
   const bare = spread(floorRuns.map((r) => r.bare_mb));
   const rxjs = spread(floorRuns.map((r) => r.rxjs_mb));
   const holding = spread(floorRuns.map((r) => r.holding_mb));
-  printTable(`local: subscriber memory with 10000 workers registered, after sync and a full GC (plain node, built package; ${runsArg} runs)`, [
-    { name: `RSS, median (min ${rss.min}, max ${rss.max}; target ≤ 50)`, value: rss.median, unit: 'MB' },
-    { name: `RSS before subscribing, median (min ${before.min}, max ${before.max})`, value: before.median, unit: 'MB' },
-    { name: `V8 heap used, median (min ${heap.min}, max ${heap.max})`, value: heap.median, unit: 'MB' },
-    { name: `floor: a bare node process, median (min ${bare.min}, max ${bare.max})`, value: bare.median, unit: 'MB' },
-    { name: `floor: the same with rxjs loaded, median (min ${rxjs.min}, max ${rxjs.max})`, value: rxjs.median, unit: 'MB' },
-    { name: `peer: the same holding 10000 plain worker objects in a Map, median (min ${holding.min}, max ${holding.max})`, value: holding.median, unit: 'MB' },
-    { name: 'RSS / peer (medians)', value: rss.median / holding.median, unit: '×' },
-  ]);
+  // The workers' own cost: each figure less the baseline (Node with RxJS
+  // loaded and nothing else) of the floor run after it.
+  const own = memoryRuns.map((r, i) => r.rss_mb - (floorRuns[i]?.rxjs_mb ?? NaN));
+  const peerOwn = floorRuns.map((r) => r.holding_mb - r.rxjs_mb);
+  const ratios = own.map((mb, i) => Math.round((mb / (peerOwn[i] ?? NaN)) * 100) / 100);
+  const ownSpread = spread(own.map((mb) => Math.round(mb * 10) / 10));
+  const peerSpread = spread(peerOwn.map((mb) => Math.round(mb * 10) / 10));
+  const ratio = spread(ratios);
+  printTable(
+    `local: subscriber memory with 10000 workers registered, after sync and a full GC (plain node, built package; ${runsArg} runs, each followed by a floor run)`,
+    [
+      { name: `RSS, median (min ${rss.min}, max ${rss.max})`, value: rss.median, unit: 'MB' },
+      {
+        name: `RSS before subscribing, median (min ${before.min}, max ${before.max})`,
+        value: before.median,
+        unit: 'MB',
+      },
+      { name: `V8 heap used, median (min ${heap.min}, max ${heap.max})`, value: heap.median, unit: 'MB' },
+      { name: `floor: a bare node process, median (min ${bare.min}, max ${bare.max})`, value: bare.median, unit: 'MB' },
+      {
+        name: `baseline: the same with rxjs loaded and nothing else, median (min ${rxjs.min}, max ${rxjs.max})`,
+        value: rxjs.median,
+        unit: 'MB',
+      },
+      {
+        name: `peer: the same holding 10000 plain worker objects in a Map, median (min ${holding.min}, max ${holding.max})`,
+        value: holding.median,
+        unit: 'MB',
+      },
+      { name: 'RSS / peer (medians)', value: rss.median / holding.median, unit: '×' },
+      {
+        name: `the workers' own memory: RSS − baseline, median (min ${ownSpread.min}, max ${ownSpread.max})`,
+        value: ownSpread.median,
+        unit: 'MB',
+      },
+      {
+        name: `the peer's: peer − baseline, median (min ${peerSpread.min}, max ${peerSpread.max})`,
+        value: peerSpread.median,
+        unit: 'MB',
+      },
+      {
+        name: `(RSS − baseline) / (peer − baseline), each run with the floor run after it (${range(ratio, 2)}; target ≤ ${TARGET.memory}): median`,
+        value: ratio.median,
+        unit: '×',
+      },
+    ],
+  );
+  floorRows.push({
+    row: "workers' own memory, 10,000 workers (RSS − baseline)",
+    unit: 'MB',
+    value: ownSpread,
+    floor: peerSpread,
+    floorName: 'plain-objects peer − baseline',
+    ratio,
+    target: TARGET.memory,
+  });
   return {
     subscriber_rss_mb: memoryRuns.map((r) => r.rss_mb),
     subscriber_rss_before_mb: memoryRuns.map((r) => r.before_rss_mb),
     floor_rxjs_mb: floorRuns.map((r) => r.rxjs_mb),
     peer_holding_mb: floorRuns.map((r) => r.holding_mb),
+    baseline_mb: floorRuns.map((r) => r.rxjs_mb),
+    workers_own_mb: own.map((mb) => Math.round(mb * 10) / 10),
+    peer_own_mb: peerOwn.map((mb) => Math.round(mb * 10) / 10),
+    memory_ratio: ratios,
   };
 }
 
 function spread(values: readonly number[]): { min: number; median: number; max: number } {
   const sorted = [...values].sort((x, y) => x - y);
-  return { min: sorted[0] ?? NaN, median: sorted[Math.floor((sorted.length - 1) / 2)] ?? NaN, max: sorted.at(-1) ?? NaN };
+  return {
+    min: sorted[0] ?? NaN,
+    median: sorted[Math.floor((sorted.length - 1) / 2)] ?? NaN,
+    max: sorted.at(-1) ?? NaN,
+  };
 }
 
 function spreadText(values: readonly number[], digits = 0): string {
@@ -246,23 +434,63 @@ async function runLan(): Promise<Record<string, unknown>> {
     const { benchLanLateJoiner } = await import('./lan/lateJoiner.js');
     for (const workers of workersArg === undefined ? [1_000, 5_000] : [workersArg]) {
       const result = await benchLanLateJoiner({ workers, runs: runsArg });
-      const of = (key: 'first_ms' | 'all_ms' | 'synced_ms' | 'seen_at_synced' | 'rx_packets' | 'rx_bytes' | 'udp_rcvbuf_errors'): number[] =>
-        result.runs.map((run) => run[key]);
+      const of = (
+        key: 'first_ms' | 'all_ms' | 'synced_ms' | 'seen_at_synced' | 'rx_packets' | 'rx_bytes' | 'udp_rcvbuf_errors',
+      ): number[] => result.runs.map((run) => run[key]);
       const median = (numbers: readonly number[]): number => spread(numbers).median;
       printTable(
         `lan: late joiner, 1 publisher holding ${workers} workers (probe off), a new subscriber in another namespace (${result.runs.length} runs: median; min/median/max in the names)`,
         [
-          { name: `subscribe → first worker seen (${spreadText(of('first_ms'))})`, value: median(of('first_ms')), unit: 'ms' },
-          { name: `subscribe → all ${workers} workers seen (${spreadText(of('all_ms'))})`, value: median(of('all_ms')), unit: 'ms' },
-          { name: `subscribe → synced, default syncWindow (${spreadText(of('synced_ms'))})`, value: median(of('synced_ms')), unit: 'ms' },
-          { name: `workers in the synced state (${spreadText(of('seen_at_synced'))})`, value: median(of('seen_at_synced')), unit: 'workers' },
-          { name: `packets received by the joiner (${spreadText(of('rx_packets'))})`, value: median(of('rx_packets')), unit: 'packets' },
-          { name: `bytes received by the joiner (${spreadText(of('rx_bytes'))})`, value: median(of('rx_bytes')), unit: 'bytes' },
-          { name: `UDP receive-buffer drops (${spreadText(of('udp_rcvbuf_errors'))})`, value: median(of('udp_rcvbuf_errors')), unit: 'packets' },
-          { name: `floor: as many datagrams of that size over plain UDP (${result.floor_ms.length} runs without loss: ${spreadText(result.floor_ms, 1)})`, value: median(result.floor_ms), unit: 'ms' },
+          {
+            name: `subscribe → first worker seen (${spreadText(of('first_ms'))})`,
+            value: median(of('first_ms')),
+            unit: 'ms',
+          },
+          {
+            name: `subscribe → all ${workers} workers seen (${spreadText(of('all_ms'))})`,
+            value: median(of('all_ms')),
+            unit: 'ms',
+          },
+          {
+            name: `subscribe → synced, default syncWindow (${spreadText(of('synced_ms'))})`,
+            value: median(of('synced_ms')),
+            unit: 'ms',
+          },
+          {
+            name: `workers in the synced state (${spreadText(of('seen_at_synced'))})`,
+            value: median(of('seen_at_synced')),
+            unit: 'workers',
+          },
+          {
+            name: `packets received by the joiner (${spreadText(of('rx_packets'))})`,
+            value: median(of('rx_packets')),
+            unit: 'packets',
+          },
+          {
+            name: `bytes received by the joiner (${spreadText(of('rx_bytes'))})`,
+            value: median(of('rx_bytes')),
+            unit: 'bytes',
+          },
+          {
+            name: `UDP receive-buffer drops (${spreadText(of('udp_rcvbuf_errors'))})`,
+            value: median(of('udp_rcvbuf_errors')),
+            unit: 'packets',
+          },
+          {
+            name: `floor: as many datagrams of that size over plain UDP (${result.floor_ms.length} runs without loss: ${spreadText(result.floor_ms, 1)})`,
+            value: median(result.floor_ms),
+            unit: 'ms',
+          },
         ],
       );
-      last = { suite: 'lan', late_joiner_workers: workers, late_joiner_all_ms: median(of('all_ms')), late_joiner_synced_ms: median(of('synced_ms')), late_joiner_runs: result.runs, floor_ms: result.floor_ms };
+      last = {
+        suite: 'lan',
+        late_joiner_workers: workers,
+        late_joiner_all_ms: median(of('all_ms')),
+        late_joiner_synced_ms: median(of('synced_ms')),
+        late_joiner_runs: result.runs,
+        floor_ms: result.floor_ms,
+      };
     }
   }
   for (const row of signing) last[`${row.name} (${row.unit})`] = Number(row.value.toPrecision(3));
@@ -278,9 +506,17 @@ async function runEtcd(): Promise<Record<string, unknown>> {
     { name: 'p50', value: result.p50_ms, unit: 'ms' },
     { name: 'p99', value: result.p99_ms, unit: 'ms' },
     { name: `sync of ${workers} workers (runs: ${result.sync_runs_ms.join(', ')})`, value: result.sync_ms, unit: 'ms' },
-    { name: `floor: raw etcd3 prefix read of the same keys (runs: ${result.raw_runs_ms.join(', ')})`, value: result.raw_ms, unit: 'ms' },
+    {
+      name: `floor: raw etcd3 prefix read of the same keys (runs: ${result.raw_runs_ms.join(', ')})`,
+      value: result.raw_ms,
+      unit: 'ms',
+    },
     { name: 'sync / raw read (medians)', value: result.sync_raw_ratio, unit: '×' },
-    { name: `sync / raw read, each run (${result.sync_raw_ratio_runs.join(', ')}): the largest`, value: Math.max(...result.sync_raw_ratio_runs), unit: '×' },
+    {
+      name: `sync / raw read, each run (${result.sync_raw_ratio_runs.join(', ')}): the largest`,
+      value: Math.max(...result.sync_raw_ratio_runs),
+      unit: '×',
+    },
   ]);
   return { ...result };
 }
@@ -295,8 +531,16 @@ async function runRelay(): Promise<Record<string, unknown>> {
     { name: 'relayed: local add → etcd event, p50', value: r.relayed_p50_ms, unit: 'ms' },
     { name: 'relayed: local add → etcd event, p99', value: r.relayed_p99_ms, unit: 'ms' },
     { name: 'relayed p50 − (local p50 + etcd p50) (target ≤ 1)', value: r.relayed_excess_ms, unit: 'ms' },
-    { name: `initial relay of ${workers} local workers into etcd (runs: ${r.initial_relay_runs_ms.join(', ')})`, value: r.initial_relay_ms, unit: 'ms' },
-    { name: `floor: the etcd backend's own publish of ${workers} (runs: ${r.etcd_publish_runs_ms.join(', ')})`, value: r.etcd_publish_ms, unit: 'ms' },
+    {
+      name: `initial relay of ${workers} local workers into etcd (runs: ${r.initial_relay_runs_ms.join(', ')})`,
+      value: r.initial_relay_ms,
+      unit: 'ms',
+    },
+    {
+      name: `floor: the etcd backend's own publish of ${workers} (runs: ${r.etcd_publish_runs_ms.join(', ')})`,
+      value: r.etcd_publish_ms,
+      unit: 'ms',
+    },
     { name: 'initial relay / own publish (target ≤ 1.5)', value: r.initial_ratio, unit: '×' },
   ]);
   return { ...r };
@@ -305,7 +549,10 @@ async function runRelay(): Promise<Record<string, unknown>> {
 async function runFlock(): Promise<Record<string, unknown>> {
   const { benchFlock } = await import('./flock/bench.js');
   const rows = benchFlock();
-  printTable('flock(2): the calls woolrx/local makes, woolrx\'s Node-API addon vs the NAN addon it replaced (same process, interleaved rounds, median)', rows);
+  printTable(
+    "flock(2): the calls woolrx/local makes, woolrx's Node-API addon vs the NAN addon it replaced (same process, interleaved rounds, median)",
+    rows,
+  );
   const result: Record<string, unknown> = { suite: 'flock' };
   for (const row of rows) result[`${row.name} (${row.unit})`] = Number(row.value.toPrecision(4));
   return result;
@@ -321,7 +568,9 @@ const runners: Record<Suite, () => Promise<Record<string, unknown>>> = {
 };
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
-process.stdout.write(`woolrx bench on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}\n`);
+process.stdout.write(
+  `woolrx bench on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}\n`,
+);
 const startedAt = new Date();
 const failed: Array<{ suite: string; reason: string }> = [];
 const latency: LatencyPoint[] = [];
@@ -338,7 +587,9 @@ for (const suite of suites) {
       const { benchLocal } = await import('./local/bench.js');
       for (const workers of LATENCY_SWEEP) {
         const result = await benchLocal({ workers, runs: runsArg });
-        process.stdout.write(`  local sweep: ${workers} workers: p50 ${result.p50_us.toFixed(0)} µs, p99 ${result.p99_us.toFixed(0)} µs\n`);
+        process.stdout.write(
+          `  local sweep: ${workers} workers: p50 ${result.p50_us.toFixed(0)} µs, p99 ${result.p99_us.toFixed(0)} µs\n`,
+        );
         latency.push({ workers, p50_us: result.p50_us, p99_us: result.p99_us });
       }
     }
@@ -351,7 +602,14 @@ for (const suite of suites) {
 if (report) {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
-  const written = await writeReport(root, { machine: machineInfo(startedAt), tables, latency, failed, command });
+  const written = await writeReport(root, {
+    machine: machineInfo(startedAt),
+    tables,
+    latency,
+    floors: floorRows,
+    failed,
+    command,
+  });
   for (const path of written) process.stdout.write(`wrote ${path}\n`);
 }
 if (values.json) process.stdout.write(`${JSON.stringify(last)}\n`);

@@ -39,12 +39,38 @@ export interface LatencyPoint {
   readonly p99_us: number;
 }
 
+/** Min, median and max over the runs. */
+export interface ReportSpread {
+  readonly min: number;
+  readonly median: number;
+  readonly max: number;
+}
+
+/**
+ * One row measured against its floor in the same runs: the row's figure,
+ * the floor's, each run's ratio (row over the floor measured right after
+ * it), and the target ratio.
+ */
+export interface FloorRow {
+  readonly row: string;
+  readonly unit: string;
+  readonly value: ReportSpread;
+  readonly floor: ReportSpread;
+  /** What the floor is (one line). */
+  readonly floorName: string;
+  readonly ratio: ReportSpread;
+  /** The ratio's target: met when the median ratio is at most this. */
+  readonly target: number;
+}
+
 /** Everything the report shows. */
 export interface BenchReport {
   readonly machine: MachineInfo;
   readonly tables: readonly ReportTable[];
   /** The local latency sweep; empty when the local suite did not run. */
   readonly latency: readonly LatencyPoint[];
+  /** Rows against their floors (the local suite); empty or missing when it did not run. */
+  readonly floors?: readonly FloorRow[];
   /** Suites that were asked for but failed, with why. */
   readonly failed: ReadonlyArray<{ readonly suite: string; readonly reason: string }>;
   /** The command line that produced the figures. */
@@ -117,13 +143,34 @@ export function renderReportMarkdown(report: BenchReport, chart = 'images/local-
       '',
       '| registered workers | p50 (µs) | p99 (µs) |',
       '|---:|---:|---:|',
-      ...report.latency.map((p) => `| ${p.workers.toLocaleString('en-US')} | ${formatValue(p.p50_us)} | ${formatValue(p.p99_us)} |`),
+      ...report.latency.map(
+        (p) => `| ${p.workers.toLocaleString('en-US')} | ${formatValue(p.p50_us)} | ${formatValue(p.p99_us)} |`,
+      ),
+    );
+  }
+  if (report.floors !== undefined && report.floors.length > 0) {
+    const range = (s: ReportSpread, f: (x: number) => string): string => `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
+    out.push(
+      '',
+      '## Local backend against its floors',
+      '',
+      'Each row beside a floor that does the same work bare, measured in the same',
+      'runs (row and floor interleaved); median (min–max) over the runs; the ratio is',
+      "each run's figure over the floor measured right after it.",
+      '',
+      '| row | figure | floor | ratio | target | met |',
+      '|---|---:|---|---:|---:|---|',
+      ...report.floors.map(
+        (f) =>
+          `| ${escapeCell(f.row)} | ${range(f.value, formatValue)} ${escapeCell(f.unit)} | ${escapeCell(f.floorName)}: ${range(f.floor, formatValue)} ${escapeCell(f.unit)} | ${range(f.ratio, (x) => `${x.toFixed(2)}×`)} | ≤ ${f.target}× | ${f.ratio.median <= f.target ? 'yes' : 'no'} |`,
+      ),
     );
   }
   for (const table of report.tables) {
     const heading = table.title.startsWith(`${table.suite}:`) ? table.title : `${table.suite}: ${table.title}`;
     out.push('', `## ${heading}`, '', '| figure | value | unit |', '|---|---:|---|');
-    for (const row of table.rows) out.push(`| ${escapeCell(row.name)} | ${formatValue(row.value)} | ${escapeCell(row.unit)} |`);
+    for (const row of table.rows)
+      out.push(`| ${escapeCell(row.name)} | ${formatValue(row.value)} | ${escapeCell(row.unit)} |`);
   }
   out.push('');
   return out.join('\n');
@@ -156,10 +203,11 @@ export function renderLatencyChart(points: readonly LatencyPoint[], machine: Mac
   const logMin = Math.log10(minN);
   const logSpan = Math.max(Math.log10(maxN) - logMin, 1e-9);
   const yMax = niceCeil(Math.max(...sorted.map((p) => Math.max(p.p50_us, p.p99_us))));
-  const x = (n: number): number => left + (sorted.length === 1 ? plotW / 2 : ((Math.log10(n) - logMin) / logSpan) * plotW);
+  const x = (n: number): number =>
+    left + (sorted.length === 1 ? plotW / 2 : ((Math.log10(n) - logMin) / logSpan) * plotW);
   const y = (us: number): number => top + plotH - (us / yMax) * plotH;
   const f = (n: number): string => String(Math.round(n * 10) / 10);
-  const font = "font-family=\"system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif\"";
+  const font = 'font-family="system-ui, -apple-system, \'Segoe UI\', Helvetica, Arial, sans-serif"';
   const series = [
     { key: 'p50_us' as const, label: 'p50', color: '#2e8b57' },
     { key: 'p99_us' as const, label: 'p99', color: '#c0392b' },
@@ -174,24 +222,38 @@ export function renderLatencyChart(points: readonly LatencyPoint[], machine: Mac
   for (let i = 0; i <= 5; i++) {
     const v = (yMax / 5) * i;
     out.push(`<line x1="${left}" y1="${f(y(v))}" x2="${left + plotW}" y2="${f(y(v))}" stroke="#e4e7eb"/>`);
-    out.push(`<text x="${left - 8}" y="${f(y(v) + 4)}" text-anchor="end" font-size="11" fill="#3e4c59" ${font}>${formatValue(v)}</text>`);
+    out.push(
+      `<text x="${left - 8}" y="${f(y(v) + 4)}" text-anchor="end" font-size="11" fill="#3e4c59" ${font}>${formatValue(v)}</text>`,
+    );
   }
   for (const p of sorted) {
-    out.push(`<line x1="${f(x(p.workers))}" y1="${top}" x2="${f(x(p.workers))}" y2="${top + plotH}" stroke="#f0f2f4"/>`);
-    out.push(`<text x="${f(x(p.workers))}" y="${top + plotH + 18}" text-anchor="middle" font-size="11" fill="#3e4c59" ${font}>${p.workers.toLocaleString('en-US')}</text>`);
+    out.push(
+      `<line x1="${f(x(p.workers))}" y1="${top}" x2="${f(x(p.workers))}" y2="${top + plotH}" stroke="#f0f2f4"/>`,
+    );
+    out.push(
+      `<text x="${f(x(p.workers))}" y="${top + plotH + 18}" text-anchor="middle" font-size="11" fill="#3e4c59" ${font}>${p.workers.toLocaleString('en-US')}</text>`,
+    );
   }
   out.push(`<line x1="${left}" y1="${top + plotH}" x2="${left + plotW}" y2="${top + plotH}" stroke="#3e4c59"/>`);
   out.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" stroke="#3e4c59"/>`);
-  out.push(`<text x="${left + plotW / 2}" y="${height - 22}" text-anchor="middle" font-size="12" fill="#1f2933" ${font}>registered workers (log scale)</text>`);
-  out.push(`<text transform="translate(22 ${top + plotH / 2}) rotate(-90)" text-anchor="middle" font-size="12" fill="#1f2933" ${font}>latency (µs)</text>`);
+  out.push(
+    `<text x="${left + plotW / 2}" y="${height - 22}" text-anchor="middle" font-size="12" fill="#1f2933" ${font}>registered workers (log scale)</text>`,
+  );
+  out.push(
+    `<text transform="translate(22 ${top + plotH / 2}) rotate(-90)" text-anchor="middle" font-size="12" fill="#1f2933" ${font}>latency (µs)</text>`,
+  );
   series.forEach((s, i) => {
     const pts = sorted.map((p) => `${f(x(p.workers))},${f(y(p[s.key]))}`).join(' ');
     out.push(`<polyline points="${pts}" fill="none" stroke="${s.color}" stroke-width="2.5"/>`);
     for (const p of sorted) {
-      out.push(`<circle cx="${f(x(p.workers))}" cy="${f(y(p[s.key]))}" r="4" fill="${s.color}"><title>${s.label} at ${p.workers} workers: ${formatValue(p[s.key])} µs</title></circle>`);
+      out.push(
+        `<circle cx="${f(x(p.workers))}" cy="${f(y(p[s.key]))}" r="4" fill="${s.color}"><title>${s.label} at ${p.workers} workers: ${formatValue(p[s.key])} µs</title></circle>`,
+      );
     }
     const ly = top + 10 + i * 22;
-    out.push(`<line x1="${left + plotW + 20}" y1="${ly}" x2="${left + plotW + 44}" y2="${ly}" stroke="${s.color}" stroke-width="2.5"/>`);
+    out.push(
+      `<line x1="${left + plotW + 20}" y1="${ly}" x2="${left + plotW + 44}" y2="${ly}" stroke="${s.color}" stroke-width="2.5"/>`,
+    );
     out.push(`<text x="${left + plotW + 50}" y="${ly + 4}" font-size="12" fill="#1f2933" ${font}>${s.label}</text>`);
   });
   out.push('</svg>', '');

@@ -152,7 +152,8 @@ function floorRun(snapshots: readonly WorkerSnapshot[], changed: number): number
     if (next.size !== prev.size) throw new Error('a worker left or came: the floor expects none to');
   }
   const elapsed = performance.now() - start;
-  if (found !== (snapshots.length - 1) * changed) throw new Error(`the floor found ${found} changed workers, expected ${(snapshots.length - 1) * changed}`);
+  if (found !== (snapshots.length - 1) * changed)
+    throw new Error(`the floor found ${found} changed workers, expected ${(snapshots.length - 1) * changed}`);
   return elapsed;
 }
 
@@ -172,7 +173,8 @@ function measure(snapshots: readonly WorkerSnapshot[], changed: number, rounds =
  */
 export async function benchDiffSnapshots(opts: Options): Promise<Array<{ name: string; value: number; unit: string }>> {
   const { workers, changedFraction, snapshots } = opts;
-  if (!(Number.isSafeInteger(workers) && workers > 0)) throw new TypeError(`workers must be a positive integer, got ${workers}`);
+  if (!(Number.isSafeInteger(workers) && workers > 0))
+    throw new TypeError(`workers must be a positive integer, got ${workers}`);
   if (!(Number.isSafeInteger(snapshots) && snapshots > 0)) {
     throw new TypeError(`snapshots must be a positive integer, got ${snapshots}`);
   }
@@ -194,13 +196,23 @@ export async function benchDiffSnapshots(opts: Options): Promise<Array<{ name: s
       { name: `diffSnapshots (${label}) throughput`, value: (count / ms) * 1000, unit: 'snapshots/s' },
       ...(fresh
         ? []
-        : [{ name: `diffSnapshots (${label}) throughput / target ${TARGET.toLocaleString('en-US')}/s`, value: (count / ms) * 1000 / TARGET, unit: '×' }]),
+        : [
+            {
+              name: `diffSnapshots (${label}) throughput / target ${TARGET.toLocaleString('en-US')}/s`,
+              value: ((count / ms) * 1000) / TARGET,
+              unit: '×',
+            },
+          ]),
       { name: `diffSnapshots (${label}) per snapshot`, value: (ms * 1000) / count, unit: 'µs' },
       { name: `diffSnapshots (${label}) per changed worker`, value: (ms * 1000) / (count * changed), unit: 'µs' },
       ...(floor === undefined
         ? []
         : [
-            { name: 'floor: the walk alone (in step with the snapshot before, by reference; no RxJS), per snapshot', value: (floor * 1000) / count, unit: 'µs' },
+            {
+              name: 'floor: the walk alone (in step with the snapshot before, by reference; no RxJS), per snapshot',
+              value: (floor * 1000) / count,
+              unit: 'µs',
+            },
             { name: `diffSnapshots (${label}) / floor, per snapshot`, value: ms / floor, unit: '×' },
           ]),
     );

@@ -95,9 +95,17 @@ export function benchFlock(options: { iterations?: number; rounds?: number } = {
               }
             },
           };
-    const [ourCycle, theirCycle] = nsPerOp(theirs === undefined ? [ours.cycle] : [ours.cycle, theirs.cycle], iterations, rounds);
+    const [ourCycle, theirCycle] = nsPerOp(
+      theirs === undefined ? [ours.cycle] : [ours.cycle, theirs.cycle],
+      iterations,
+      rounds,
+    );
     if (!flock(holder, 'exnb')) throw new Error('bench: could not take the holder lock');
-    const [ourBusy, theirBusy] = nsPerOp(theirs === undefined ? [ours.busy] : [ours.busy, theirs.busy], iterations / 4, rounds);
+    const [ourBusy, theirBusy] = nsPerOp(
+      theirs === undefined ? [ours.busy] : [ours.busy, theirs.busy],
+      iterations / 4,
+      rounds,
+    );
     flock(holder, 'un');
     const rows: Row[] = [
       { name: 'woolrx addon: LOCK_EX|LOCK_NB + LOCK_UN, uncontended', value: ourCycle ?? Number.NaN, unit: 'ns' },
@@ -105,8 +113,16 @@ export function benchFlock(options: { iterations?: number; rounds?: number } = {
     ];
     if (theirCycle !== undefined && theirBusy !== undefined) {
       rows.push(
-        { name: 'fs-ext-extra-prebuilt (replaced): LOCK_EX|LOCK_NB + LOCK_UN, uncontended', value: theirCycle, unit: 'ns' },
-        { name: 'fs-ext-extra-prebuilt (replaced): LOCK_EX|LOCK_NB on a held lock (throws)', value: theirBusy, unit: 'ns' },
+        {
+          name: 'fs-ext-extra-prebuilt (replaced): LOCK_EX|LOCK_NB + LOCK_UN, uncontended',
+          value: theirCycle,
+          unit: 'ns',
+        },
+        {
+          name: 'fs-ext-extra-prebuilt (replaced): LOCK_EX|LOCK_NB on a held lock (throws)',
+          value: theirBusy,
+          unit: 'ns',
+        },
       );
     }
     return rows;

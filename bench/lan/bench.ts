@@ -69,24 +69,36 @@ export async function benchLan(opts: { workers: number; probe: boolean }): Promi
     });
     await subscribed;
     await sleep(300); // bound, first query out
-    const publisher = pair.a.spawnNode('bench/lan/publisherProcess.ts', [namespace, String(workers), String(probe), '10.213.9.1', String(INTERVAL_MS)]);
+    const publisher = pair.a.spawnNode('bench/lan/publisherProcess.ts', [
+      namespace,
+      String(workers),
+      String(probe),
+      '10.213.9.1',
+      String(INTERVAL_MS),
+    ]);
     children.push(publisher);
     lines(publisher, (message) => {
-      if (typeof message['uid'] === 'string' && typeof message['t'] === 'string') starts.set(message['uid'], BigInt(message['t']));
+      if (typeof message['uid'] === 'string' && typeof message['t'] === 'string')
+        starts.set(message['uid'], BigInt(message['t']));
       if (starts.size === workers && [...starts.keys()].every((uid) => arrivals.has(uid))) arrived();
     });
     const deadline = workers * INTERVAL_MS + 15_000;
     const timeout = new AbortController();
     const outcome = await Promise.race([
       allArrived.then(() => 'ok' as const),
-      sleep(deadline, undefined, { signal: timeout.signal }).then(() => 'timeout' as const, () => 'ok' as const),
+      sleep(deadline, undefined, { signal: timeout.signal }).then(
+        () => 'timeout' as const,
+        () => 'ok' as const,
+      ),
     ]);
     timeout.abort();
     if (outcome === 'timeout') {
       const missing = [...starts.keys()].filter((uid) => !arrivals.has(uid)).length;
       throw new Error(`LAN bench: ${missing} of ${workers} workers never arrived within ${deadline} ms`);
     }
-    const latencies = [...starts].map(([uid, start]) => Number((arrivals.get(uid) ?? start) - start) / 1e6).sort((x, y) => x - y);
+    const latencies = [...starts]
+      .map(([uid, start]) => Number((arrivals.get(uid) ?? start) - start) / 1e6)
+      .sort((x, y) => x - y);
     publisher.stdin?.end();
     subscriber.stdin?.end();
     return {

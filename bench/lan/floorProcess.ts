@@ -19,10 +19,17 @@ if (role === 'source') {
   socket.on('message', (message, from) => {
     const [count = 0, size = 0] = message.toString('utf8').split(' ').map(Number);
     const payload = Buffer.alloc(size, 0x61);
-    // Bursts of 32, each sent once the previous one is handed to the kernel: as fast as the receiver keeps up without drops.
+    // Bursts of 32, each sent once the previous one is handed to the kernel: as fast as the
+    // receiver keeps up without drops.
     const burst = (sent: number): void => {
       const end = Math.min(count, sent + 32);
-      for (let i = sent; i < end; i++) socket.send(payload, from.port, from.address, i === end - 1 && end < count ? () => setImmediate(() => burst(end)) : undefined);
+      for (let i = sent; i < end; i++)
+        socket.send(
+          payload,
+          from.port,
+          from.address,
+          i === end - 1 && end < count ? () => setImmediate(() => burst(end)) : undefined,
+        );
     };
     burst(0);
   });

@@ -36,7 +36,12 @@ export interface LateJoinerResult {
 /** Ethernet, IPv4 and UDP headers, per packet on the veth. */
 const FRAME_OVERHEAD = 14 + 20 + 8;
 
-function nextLine(child: ChildProcess, what: string, timeoutMs: number, match: (message: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+function nextLine(
+  child: ChildProcess,
+  what: string,
+  timeoutMs: number,
+  match: (message: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     const timer = setTimeout(() => {
@@ -80,7 +85,13 @@ export async function benchLanLateJoiner(opts: { workers: number; runs: number }
   try {
     const namespace = `late-${process.pid}-${workers}`;
     // The publisher's warm-up worker is one of the N.
-    const publisher = pair.a.spawnNode('bench/lan/publisherProcess.ts', [namespace, String(workers - 1), 'false', '10.213.10.1', '0']);
+    const publisher = pair.a.spawnNode('bench/lan/publisherProcess.ts', [
+      namespace,
+      String(workers - 1),
+      'false',
+      '10.213.10.1',
+      '0',
+    ]);
     children.push(publisher);
     forwardStderr(publisher);
     await nextLine(publisher, 'publisher done', 120_000, (message) => message['done'] === true);
@@ -94,9 +105,12 @@ export async function benchLanLateJoiner(opts: { workers: number; runs: number }
       await sleep(200);
       joiner.stdin?.write('go\n');
       const result = await nextLine(joiner, 'joiner result', 30_000, (message) => 'all_ms' in message);
-      if (result['all_ms'] === null) throw new Error(`LAN late-joiner bench: the joiner saw ${String(result['seen'])} of ${workers} workers`);
+      if (result['all_ms'] === null)
+        throw new Error(`LAN late-joiner bench: the joiner saw ${String(result['seen'])} of ${workers} workers`);
       results.push(result as unknown as LateJoinerRun);
-      joiner.stdin?.end(); await sleep(500); joiner.kill('SIGKILL');
+      joiner.stdin?.end();
+      await sleep(500);
+      joiner.kill('SIGKILL');
       await sleep(1200); // the joiner's queries are answered and done
     }
     publisher.kill('SIGKILL');
@@ -116,7 +130,10 @@ export async function benchLanLateJoiner(opts: { workers: number; runs: number }
       const result = await nextLine(sink, 'floor result', 10_000, (message) => 'floor_ms' in message);
       // Datagrams lost on the way (a receive buffer overflowing): no floor for this run.
       if (result['received'] === packets.rx_packets) floor.push(Number(result['floor_ms']));
-      else process.stderr.write(`LAN late-joiner bench: floor: ${String(result['received'])} of ${packets.rx_packets} datagrams arrived; run left out\n`);
+      else
+        process.stderr.write(
+          `LAN late-joiner bench: floor: ${String(result['received'])} of ${packets.rx_packets} datagrams arrived; run left out\n`,
+        );
       await sleep(200);
     }
     return { workers, runs: results, floor_ms: floor };

@@ -25,7 +25,11 @@ function counters(): { rxPackets: number; rxBytes: number; rcvbufErrors: number 
     .filter((line) => line.startsWith('Udp:'));
   const names = udp[0]?.split(/\s+/) ?? [];
   const values = udp[1]?.split(/\s+/).map(Number) ?? [];
-  return { rxBytes: fields[0] ?? NaN, rxPackets: fields[1] ?? NaN, rcvbufErrors: values[names.indexOf('RcvbufErrors')] ?? NaN };
+  return {
+    rxBytes: fields[0] ?? NaN,
+    rxPackets: fields[1] ?? NaN,
+    rcvbufErrors: values[names.indexOf('RcvbufErrors')] ?? NaN,
+  };
 }
 
 const go = (): void => {

@@ -11,11 +11,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { lanDiscovery } from '../../src/backends/lan/lanDiscovery.js';
 import { workerInfo } from '../../src/model/workerInfo.js';
 
-const [namespace = 'bench', workersText = '100', probeText = 'false', host = '127.0.0.1', intervalText = '10'] = process.argv.slice(2);
+const [namespace = 'bench', workersText = '100', probeText = 'false', host = '127.0.0.1', intervalText = '10'] =
+  process.argv.slice(2);
 const workers = Number(workersText);
 const interval = Number(intervalText);
 const publisher = lanDiscovery(namespace, { probe: probeText === 'true', advertiseHost: host }).publisher();
-const make = (i: number) => workerInfo({ uid: randomUUID(), address: `${host}:${10_000 + i}`, pid: process.pid, version: '1.0.0', tags: ['bench'] });
+const make = (i: number) =>
+  workerInfo({
+    uid: randomUUID(),
+    address: `${host}:${10_000 + i}`,
+    pid: process.pid,
+    version: '1.0.0',
+    tags: ['bench'],
+  });
 
 await publisher.publish('worker-added', make(0));
 process.stdout.write(`${JSON.stringify({ warm: true })}\n`);

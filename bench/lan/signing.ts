@@ -41,7 +41,10 @@ function usPerOp(ops: ReadonlyArray<() => { length: number } | boolean>, iterati
   return best;
 }
 
-/** @returns µs per announcement: TXT encoding alone, then with signing; decoding alone, then with verifying; and the entry's size. */
+/**
+ * @returns µs per announcement: TXT encoding alone, then with signing; decoding alone, then with
+ * verifying; and the entry's size.
+ */
 export function benchLanSigning(): Row[] {
   const [key] = readSigningKeys(randomBytes(32)) as [LanKey];
   const worker = workerInfo({
@@ -56,7 +59,10 @@ export function benchLanSigning(): Row[] {
   const namespace = 'bench-pool';
   const fields = { namespace, uid: worker.uid, address: worker.address };
   let time = Date.now();
-  const sign = (): Buffer[] => [...encodeTxtEntries(worker), signatureEntry(key, { ...fields, txt: encodeTxt(worker), time: ++time })];
+  const sign = (): Buffer[] => [
+    ...encodeTxtEntries(worker),
+    signatureEntry(key, { ...fields, txt: encodeTxt(worker), time: ++time }),
+  ];
   const signed = sign();
   const plain = encodeTxtEntries(worker);
   const decode = (txt: Buffer[]): { length: number } => {

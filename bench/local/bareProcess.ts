@@ -15,21 +15,55 @@
 // (their woolrx lock, segment, journal), argv[3]: wool's lock file (in the
 // temp directory, like wool's), argv[4]: the notification file, argv[5]:
 // adds to make, argv[6]: the capacity, argv[7]: this publisher's first slot,
-// argv[8]: untimed adds first (into the slots after its `count`).
+// argv[8]: untimed adds first (into the slots after its `count`), argv[9]:
+// empty for the bulk floor, or `lone:<warm-up>` for the lone-add floor (see
+// benchLocalFloor in bench.ts): then `run` makes `<warm-up>` untimed adds
+// (into the slots after its `count`), then its `count` timed ones, each a
+// lone add (1 ms apart, as the latency row paces woolrx's: the lock taken
+// afresh, released before the notification), and answers `starts`
+// (CLOCK_MONOTONIC just before each). Its journal records and head are
+// those of woolrx's journal (sequence number, type, payload length, uid,
+// slot; the head the next sequence number), so that a bare subscriber
+// (bareSubscriberProcess.ts) can follow them; its blocks are named after
+// their uid, so that one can read them too. argv[10]: the slots of the
+// table read under a lock taken afresh, as many as the row's namespace
+// has (default: the capacity; the warm-up's slots are beyond).
 // Talks to the parent over IPC: `ready`, then `{ op: 'run' }` → `published`
-// (CLOCK_MONOTONIC when the last add was done) and the CPU it used. Run
+// (CLOCK_MONOTONIC when the last add was done) and the CPU it used; or
+// `{ op: 'add' }` → one add now (by the rule), `added`. Run
 // without IPC (test/bench/bareFloor.test.ts, under strace): makes the
 // warm-up adds, then one add of each kind (see VARIANTS, into the slots
-// after the warm-up's: the capacity must hold count + warm-up + 4), each after a stat
+// after the warm-up's: the capacity must hold count + warm-up + 4; in the
+// lone mode four lone adds instead, 2 ms apart), each after a stat
 // of `<dir>/trace-add` and the first after a stat of `<dir>/trace-start`,
 // the last followed by a stat of `<dir>/trace-end` (missing files: markers
 // in the trace), and exits.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { flock, ofdlock } from '../../src/backends/local/lock/flockAddon.js';
-import { LOCK_BURST_GAP_MS, LOCK_HOLD_MS, LOCK_LINGER_MS, LOCK_PAUSE_MS, LOCK_RETAKE_GAP_MS } from '../../src/backends/local/lock/LockHolding.js';
+import { emptyYoungGeneration } from './emptyYoungGeneration.js';
+import {
+  LOCK_BURST_GAP_MS,
+  LOCK_HOLD_MS,
+  LOCK_LINGER_MS,
+  LOCK_PAUSE_MS,
+  LOCK_RETAKE_GAP_MS,
+} from '../../src/backends/local/lock/LockHolding.js';
 
-const [dir = '', woolLock = '', notify = '', countArg = '0', capacityArg = '0', firstArg = '0', warmupArg = '0'] = process.argv.slice(2);
+const [
+  dir = '',
+  woolLock = '',
+  notify = '',
+  countArg = '0',
+  capacityArg = '0',
+  firstArg = '0',
+  warmupArg = '0',
+  modeArg = '',
+  tableArg = capacityArg,
+] = process.argv.slice(2);
+/** The lone-add floor's untimed adds, or `undefined` for the bulk floor. */
+const lone = modeArg.startsWith('lone:') ? Number(modeArg.slice(5)) : undefined;
 const warmup = Number(warmupArg);
 const count = Number(countArg);
 const capacity = Number(capacityArg);
@@ -48,12 +82,20 @@ const segment = open(segmentPath);
 const journal = open(journalPath);
 const notifyFd = open(notify);
 
-const table = Buffer.alloc(SLOT * capacity);
+/** The slot table as the row's namespace has it (its capacity: the workers timed), read under a lock taken afresh. */
+const table = Buffer.alloc(SLOT * Math.min(capacity, Number(tableArg)));
 const intent = Buffer.alloc(SLOT);
 const free = Buffer.alloc(SLOT);
 const uid = Buffer.alloc(SLOT);
 const block = Buffer.alloc(1024);
+block.writeUInt32LE(95, 0); // the length prefix of a bench worker's record
 const record = Buffer.alloc(40 + 95); // the header and payload of a bench worker's record
+record.writeUInt8(1, 8); // added
+record.writeUInt32LE(95, 12);
+/**
+ * The journal's first 24 bytes: bytes 16-23 are the head (the next sequence number), as read under
+ * a lock taken afresh or as last written.
+ */
 const head = Buffer.alloc(24);
 /** The notification's bytes, like woolrx's (`woolrx:<pid>:<salt>:<counter>`, 40 bytes). */
 const marker = Buffer.from('woolrx:0:00000000:000000000'.padEnd(40, ' '), 'latin1');
@@ -77,6 +119,8 @@ function add(i: number, ending: Ending = 'rule'): void {
   const slot = first + i;
   uid.writeUInt32LE(process.pid, 0);
   uid.writeUInt32LE(slot + 1, 4);
+  uid.copy(record, 16);
+  record.writeUInt32LE(slot, 32);
   let burst = kept;
   if (!kept) {
     // A burst: taken again right after letting it go. Held LOCK_HOLD_MS in
@@ -111,7 +155,7 @@ function add(i: number, ending: Ending = 'rule'): void {
   }
   writeSync(rx, uid, 0, SLOT, 0);
   // The block: created, written whole, its inode noted, closed.
-  const fd = openSync(join(dir, `b-${process.pid}-${i}`), BLOCK_FLAGS, 0o600);
+  const fd = openSync(join(dir, `b-${uid.toString('hex')}`), BLOCK_FLAGS, 0o600);
   writeSync(fd, block, 0, block.length, 0);
   fstatSync(fd);
   closeSync(fd);
@@ -119,8 +163,11 @@ function add(i: number, ending: Ending = 'rule'): void {
   // lock taken afresh; the intent record is cleared at the release).
   writeSync(segment, uid, 0, SLOT, 16 + SLOT * slot);
   if (!kept) readSync(journal, head, 0, 24, 0);
-  writeSync(journal, record, 0, record.length, 64 + RECORD * (slot % RECORDS));
-  writeSync(journal, head, 0, 8, 16);
+  const seq = head.readUInt32LE(16);
+  record.writeUInt32LE(seq, 0);
+  writeSync(journal, record, 0, record.length, 64 + RECORD * (seq % RECORDS));
+  head.writeUInt32LE(seq + 1, 16);
+  writeSync(journal, head, 16, 8, 16);
   // Released now once past the bound (then the notifications owed go out);
   // otherwise after the notification, unless someone waits: else kept for
   // the next add. An add under a kept lock that keeps it owes its
@@ -167,16 +214,31 @@ if (kept) release();
 if (process.send === undefined) {
   statSync(join(dir, 'trace-start'), { throwIfNoEntry: false });
   // Into the slots after the warm-up's.
-  VARIANTS.forEach((ending, k) => {
+  for (const [k, ending] of VARIANTS.entries()) {
+    // The lone-add floor's adds: by the rule, paced as its run paces them.
+    if (lone !== undefined) await sleep(2);
     statSync(join(dir, 'trace-add'), { throwIfNoEntry: false });
-    add(count + warmup + k, ending);
-  });
+    add(count + warmup + k, lone === undefined ? ending : 'rule');
+  }
   statSync(join(dir, 'trace-end'), { throwIfNoEntry: false });
   process.exit(0);
 }
 
+/** The slot of the next add asked for by `{ op: 'add' }`. */
+let asked = count + warmup;
 process.on('message', (message: { op: string }) => {
+  if (message.op === 'add') {
+    // One add now (the traced bare subscriber paces them: each a lone add).
+    add(asked);
+    asked += 1;
+    process.send?.({ added: true });
+    return;
+  }
   if (message.op !== 'run') return;
+  if (lone !== undefined) {
+    void runLone(lone);
+    return;
+  }
   const cpu = process.cpuUsage();
   for (let i = 0; i < count; i += 1) add(i);
   if (kept) release();
@@ -186,3 +248,28 @@ process.on('message', (message: { op: string }) => {
 });
 (globalThis as { gc?: () => void }).gc?.();
 process.send?.({ ready: true });
+
+/**
+ * The lone-add floor's run: `warm` untimed lone adds, a full GC, then the
+ * timed ones, each started `CLOCK_MONOTONIC` noted, 1 ms apart (as the
+ * latency row's publisher: bench/local/publisherProcess.ts).
+ */
+async function runLone(warm: number): Promise<void> {
+  for (let i = count; i < count + warm; i += 1) {
+    add(i);
+    await sleep(1);
+  }
+  (globalThis as { gc?: () => void }).gc?.();
+  // The bare subscriber notes its CPU once it has seen the warm-up.
+  await sleep(50);
+  emptyYoungGeneration();
+  const starts: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const start = process.hrtime.bigint();
+    add(i);
+    starts.push(start.toString());
+    await sleep(1);
+  }
+  process.send?.({ starts });
+  process.disconnect();
+}

@@ -37,15 +37,15 @@
  * measured here, and the report says how many there were.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bareNamespace } from './bareNamespace.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** Untimed adds (and as many drops) before the timed phase. */
 const WARMUP = 10_000;
-/** Untimed writes before the floor's timed phase. */
+/** Untimed adds before the floor's timed phase. */
 const FLOOR_WARMUP = 4_000;
 
 /** Figures of one run of {@link benchLocal}. */
@@ -80,15 +80,39 @@ export interface LocalBenchResult extends LocalRun {
   host_stalls_per_s: number;
   /** The longest such stall, µs. */
   host_max_stall_us: number;
-  /** The platform's floor (see {@link benchLocalFloor}), median of the runs: p50, µs. */
+  /** The lone-add floor (see {@link benchLocalFloor}), median of the runs: p50, µs. */
   floor_p50_us: number;
   /** The floor's p99, µs. */
   floor_p99_us: number;
-  /** The floor watcher's CPU per write seen (user + system), median of the runs, µs. */
+  /** The bare subscriber's CPU per add seen (user + system), median of the runs, µs. */
   floor_cpu_us_per_event: number;
+  /** Every floor run, each measured right after the row's run of the same index. */
+  floor_runs: LocalRun[];
+  /** Each run's p50 over its floor run's: min, median, max. */
+  p50_ratio: Spread;
+  /** Each run's p99 over its floor run's. */
+  p99_ratio: Spread;
+  /** Each run's subscriber CPU per event over its floor run's bare subscriber's. */
+  cpu_ratio: Spread;
 }
 
-function spawnChild(script: string, args: string[]): { child: ChildProcess; next: (key: string) => Promise<Record<string, unknown>> } {
+/** Min, median and max of a figure over the runs. */
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+function spread(values: readonly number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  const round = (x: number | undefined): number => Math.round((x ?? Number.NaN) * 100) / 100;
+  return { min: round(sorted[0]), median: round(percentile(sorted, 50)), max: round(sorted.at(-1)) };
+}
+
+function spawnChild(
+  script: string,
+  args: string[],
+): { child: ChildProcess; next: (key: string) => Promise<Record<string, unknown>> } {
   // WOOLRX_BENCH_PROF=<script> writes a V8 CPU profile of that child to ./bench-profiles.
   const profile = process.env['WOOLRX_BENCH_PROF'] === script ? ['--cpu-prof', '--cpu-prof-dir=bench-profiles'] : [];
   const child = fork(join(HERE, script), args, {
@@ -118,7 +142,10 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 /**
@@ -143,7 +170,9 @@ function hostStalls(ms = 1000): { perSecond: number; maxUs: number } {
 /**
  * Runs the local add → event benchmark.
  * @param opts `workers`: how many workers to register (and the namespace capacity); `runs`: how many times (default 3).
- * @returns The median p50/p99 latency in µs and subscriber CPU µs per event over the runs, every run, and the host's stalls.
+ * @returns The median p50/p99 latency in µs and subscriber CPU µs per event over the runs, every
+ * run, the host's stalls,
+ * and the lone-add floor's figures (a floor run after each run) with each run's ratio to its floor run.
  */
 export async function benchLocal(opts: { workers: number; runs?: number }): Promise<LocalBenchResult> {
   const host = hostStalls();
@@ -173,33 +202,71 @@ export async function benchLocal(opts: { workers: number; runs?: number }): Prom
     floor_p50_us: median(floors.map((r) => r.p50_us)),
     floor_p99_us: median(floors.map((r) => r.p99_us)),
     floor_cpu_us_per_event: median(floors.map((r) => r.cpu_us_per_event)),
+    floor_runs: floors,
+    p50_ratio: spread(runs.map((r, i) => r.p50_us / (floors[i]?.p50_us ?? Number.NaN))),
+    p99_ratio: spread(runs.map((r, i) => r.p99_us / (floors[i]?.p99_us ?? Number.NaN))),
+    cpu_ratio: spread(runs.map((r, i) => r.cpu_us_per_event / (floors[i]?.cpu_us_per_event ?? Number.NaN))),
   };
 }
 
 /**
- * The platform's floor under the add → event path: one `pwrite` of a
- * sequence number to a file in /dev/shm in one process, seen through
- * `fs.watch` in another (bench/local/floorProcess.ts), `writes` times, 1 ms
- * apart, after 4,000 untimed writes and a GC. No lock, no
- * journal, no decode: what any Node.js implementation of a cross-process
- * wake-up pays on this machine.
- * @param writes How many timed writes.
- * @returns p50/p99 write → event latency in µs, and the watcher's CPU per write.
+ * The floor under the add → event path, the lone-add floor: a bare
+ * publisher process (bench/local/bareProcess.ts) makes the very system
+ * calls of a woolrx lone add — the lock taken afresh, the path checks, the
+ * slot table, the intent record, the block, the slot, the journal record
+ * and head, the lock released, then the notification — and a bare
+ * subscriber process (bench/local/bareSubscriberProcess.ts) the reads a
+ * woolrx subscriber makes for it: the inotify wake-up (the notification
+ * directory and file watched), the journal head, the record, the head
+ * again, the record's slot. No validation, encoding, decoding, promise or
+ * event. `writes` timed adds 1 ms apart (as the row's), after
+ * {@link FLOOR_WARMUP} untimed ones and a GC; latency = the add's start →
+ * the bare subscriber holding the record's bytes (CLOCK_MONOTONIC).
+ * test/bench/bareFloor.test.ts checks both against woolrx under strace.
+ * @param writes How many timed adds.
+ * @returns p50/p99 latency in µs, and the bare subscriber's CPU per add seen.
  */
 export async function benchLocalFloor(writes: number): Promise<LocalRun> {
-  const path = join('/dev/shm', `woolrx-bench-floor-${process.pid}-${randomUUID().slice(0, 8)}`);
-  writeFileSync(path, Buffer.alloc(4), { mode: 0o600 });
+  const ns = bareNamespace(writes + FLOOR_WARMUP);
+  const children: ChildProcess[] = [];
+  let measured = false;
   try {
-    const watcher = spawnChild('floorProcess.ts', ['watcher', path, String(writes), String(FLOOR_WARMUP)]);
-    await watcher.next('ready');
-    const writer = spawnChild('floorProcess.ts', ['writer', path, String(writes), String(FLOOR_WARMUP)]);
-    await writer.next('ready');
-    writer.child.send({ op: 'run' });
-    const [{ starts }, { arrivals, cpuUs }] = (await Promise.all([writer.next('starts'), watcher.next('arrivals')])) as [
-      { starts: string[] },
-      { arrivals: string[]; cpuUs: number },
-    ];
-    const latencies = starts.map((start, i) => Number(BigInt(arrivals[i] ?? start) - BigInt(start)) / 1000).sort((a, b) => a - b);
+    const subscriber = spawnChild('bareSubscriberProcess.ts', [
+      ns.dir,
+      ns.notify,
+      String(writes),
+      String(FLOOR_WARMUP),
+      String(writes + FLOOR_WARMUP),
+    ]);
+    children.push(subscriber.child);
+    await subscriber.next('ready');
+    const publisher = spawnChild('bareProcess.ts', [
+      ns.dir,
+      ns.woolLock,
+      ns.notify,
+      String(writes),
+      String(writes + FLOOR_WARMUP),
+      '0',
+      '0',
+      `lone:${FLOOR_WARMUP}`,
+      String(writes),
+    ]);
+    children.push(publisher.child);
+    await publisher.next('ready');
+    publisher.child.send({ op: 'run' });
+    const [{ starts }, { arrivals, cpuUs }] = (await Promise.all([
+      publisher.next('starts'),
+      subscriber.next('arrivals'),
+    ])) as [{ starts: string[] }, { arrivals: [number, string][]; cpuUs: number }];
+    const arrived = new Map(arrivals);
+    const latencies = starts
+      .map((start, i) => {
+        const at = arrived.get(i);
+        if (at === undefined) throw new Error(`the bare subscriber never read add ${i}`);
+        return Number(BigInt(at) - BigInt(start)) / 1000;
+      })
+      .sort((a, b) => a - b);
+    measured = true;
     return {
       p50_us: Math.round(percentile(latencies, 50)),
       p99_us: Math.round(percentile(latencies, 99)),
@@ -208,8 +275,17 @@ export async function benchLocalFloor(writes: number): Promise<LocalRun> {
       publisher_gcs: 0,
     };
   } finally {
-    rmSync(path, { force: true });
+    // Failed: a child may wait for what will not come.
+    if (!measured) for (const child of children) child.kill();
+    await Promise.all(children.map(exited));
+    ns.remove();
   }
+}
+
+function exited(child: ChildProcess): Promise<unknown> {
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve),
+  );
 }
 
 /** One measurement: its figures, and its latencies in µs, sorted. */
@@ -231,7 +307,11 @@ async function runOnce(workers: number): Promise<{ run: LocalRun; latencies: num
     const { starts } = (await publisher.next('starts')) as { starts: [string, string][] };
     await subscriber.next('done');
     subscriber.child.send({ op: 'report' });
-    const { arrivals, cpuUs, gcs } = (await subscriber.next('arrivals')) as { arrivals: [string, string][]; cpuUs: number; gcs: number };
+    const { arrivals, cpuUs, gcs } = (await subscriber.next('arrivals')) as {
+      arrivals: [string, string][];
+      cpuUs: number;
+      gcs: number;
+    };
     publisher.child.send({ op: 'gcs' });
     const { gcs: publisherGcs } = (await publisher.next('gcs')) as { gcs: number };
     const arrived = new Map(arrivals.map(([uid, t]) => [uid, BigInt(t)]));

@@ -13,15 +13,17 @@
  *   subscribing.
  *
  * Each has its floor, measured in the same run: {@link benchLocalBulkFloor}
- * (the same adds' system calls, bare) and {@link benchLocalMemoryFloor} (a
- * plain Node.js process, with RxJS, holding the same workers as plain objects).
+ * (the same adds' system calls, bare, and a bare subscriber's reads of every
+ * change) and {@link benchLocalMemoryFloor} (a plain Node.js process: with
+ * RxJS loaded and nothing else, the baseline; then holding the same workers
+ * as plain objects, the peer).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bareNamespace } from './bareNamespace.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -44,7 +46,11 @@ export interface LocalMemoryRun {
   heap_used_mb: number;
 }
 
-function child(script: string, args: string[], execArgv: string[]): { child: ChildProcess; next: (key: string) => Promise<Record<string, unknown>> } {
+function child(
+  script: string,
+  args: string[],
+  execArgv: string[],
+): { child: ChildProcess; next: (key: string) => Promise<Record<string, unknown>> } {
   const proc = fork(join(HERE, script), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const inbox: Record<string, unknown>[] = [];
   const waiting: { key: string; resolve: (m: Record<string, unknown>) => void }[] = [];
@@ -63,10 +69,17 @@ function child(script: string, args: string[], execArgv: string[]): { child: Chi
   return { child: proc, next };
 }
 
-const TSX = ['--import', 'tsx', '--expose-gc', ...(process.env['WOOLRX_BENCH_PROF'] === 'bulk' ? ['--cpu-prof', '--cpu-prof-dir=bench-profiles'] : [])];
+const TSX = [
+  '--import',
+  'tsx',
+  '--expose-gc',
+  ...(process.env['WOOLRX_BENCH_PROF'] === 'bulk' ? ['--cpu-prof', '--cpu-prof-dir=bench-profiles'] : []),
+];
 
 function exited(proc: ChildProcess): Promise<unknown> {
-  return new Promise((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve(null) : proc.once('exit', resolve)));
+  return new Promise((resolve) =>
+    proc.exitCode !== null || proc.signalCode !== null ? resolve(null) : proc.once('exit', resolve),
+  );
 }
 
 /**
@@ -87,7 +100,9 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
     await subscriber.next('started');
     const start = process.hrtime.bigint();
     for (const p of publishers) p.child.send({ op: 'run' });
-    const published = (await Promise.all(publishers.map((p) => p.next('published')))).map((m) => BigInt(m['published'] as string));
+    const published = (await Promise.all(publishers.map((p) => p.next('published')))).map((m) =>
+      BigInt(m['published'] as string),
+    );
     await subscriber.next('done');
     subscriber.child.send({ op: 'report' });
     const { arrivals } = (await subscriber.next('arrivals')) as { arrivals: [string, string][] };
@@ -108,6 +123,23 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
 /** Untimed adds each bare publisher makes first (see bareProcess.ts). */
 const BARE_WARMUP = 200;
 
+/** Result of one {@link benchLocalBulkFloor} run. */
+export interface LocalBulkFloorRun {
+  /** Start signal → the bare subscriber has read the last change, ms: the floor under {@link LocalBulkRun.seen_ms}. */
+  seen_ms: number;
+  /** Start signal → the last bare add done (the slowest publisher), ms. */
+  published_ms: number;
+  /** CPU all bare publishers used, per add, µs. */
+  cpu_us_per_add: number;
+  /** CPU the bare subscriber used, per change, µs. */
+  subscriber_cpu_us_per_change: number;
+  /**
+   * Times the bare subscriber fell more than the journal's ring behind (then it read the slot table
+   * and the blocks).
+   */
+  overruns: number;
+}
+
 /**
  * The floor under {@link benchLocalBulk}: `publishers` processes each make
  * `perPublisher` adds' worth of the system calls a woolrx add makes, bare
@@ -116,36 +148,77 @@ const BARE_WARMUP = 200;
  * the temp directory, one new 1 KiB block per add — taking, keeping and
  * releasing the lock as woolrx does (kept across a burst for up to 1 ms,
  * released after each add while another publisher says it waits, left free
- * 2 ms after 20 ms in a row), and waiting for a busy lock in the kernel. No
- * subscriber: the figure is the start signal → the last add done.
+ * 2 ms after 20 ms in a row), and waiting for a busy lock in the kernel;
+ * and a bare subscriber (bench/local/bareSubscriberProcess.ts) reads every
+ * change as a woolrx subscriber does (per wake-up: the journal head, the
+ * new records, the head again, their slots; more than the ring behind: the
+ * slot table and the blocks not seen). The floor is the start signal → the
+ * bare subscriber has read the last change, as the row's is the start →
+ * the subscriber's last event.
  * @param opts `publishers`: processes; `perPublisher`: adds each.
- * @returns The time, and the CPU all publishers used, per add.
+ * @returns The times, and the CPU used.
  */
-export async function benchLocalBulkFloor(opts: { publishers: number; perPublisher: number }): Promise<{ published_ms: number; cpu_us_per_add: number }> {
-  const dir = mkdtempSync('/dev/shm/woolrx-bench-bare-');
-  const tmp = mkdtempSync(join(tmpdir(), 'woolrx-bench-bare-'));
-  const woolLock = join(tmp, 'lock');
-  const notify = join(tmp, 'notify');
+export async function benchLocalBulkFloor(opts: {
+  publishers: number;
+  perPublisher: number;
+}): Promise<LocalBulkFloorRun> {
   const stride = opts.perPublisher + BARE_WARMUP;
   const capacity = opts.publishers * stride;
-  writeFileSync(join(dir, 'segment'), Buffer.alloc(16 + 16 * capacity), { mode: 0o600 });
-  writeFileSync(join(dir, 'journal'), Buffer.alloc(64), { mode: 0o600 });
-  truncateSync(join(dir, 'journal'), 64 + (40 + 1020) * 512);
+  const total = opts.publishers * opts.perPublisher;
+  const ns = bareNamespace(capacity);
   const publishers = Array.from({ length: opts.publishers }, (_, p) =>
-    child('bareProcess.ts', [dir, woolLock, notify, String(opts.perPublisher), String(capacity), String(p * stride), String(BARE_WARMUP)], ['--import', 'tsx', '--expose-gc']),
+    child(
+      'bareProcess.ts',
+      [
+        ns.dir,
+        ns.woolLock,
+        ns.notify,
+        String(opts.perPublisher),
+        String(capacity),
+        String(p * stride),
+        String(BARE_WARMUP),
+        '',
+        String(total),
+      ],
+      ['--import', 'tsx', '--expose-gc'],
+    ),
   );
+  let subscriber: ReturnType<typeof child> | undefined;
+  let measured = false;
   try {
     await Promise.all(publishers.map((p) => p.next('ready')));
+    // Started after the publishers' warm-up: it reads from the journal's head on.
+    subscriber = child(
+      'bareSubscriberProcess.ts',
+      [ns.dir, ns.notify, String(total), '0', String(capacity)],
+      ['--import', 'tsx', '--expose-gc'],
+    );
+    await subscriber.next('ready');
     const start = process.hrtime.bigint();
     for (const p of publishers) p.child.send({ op: 'run' });
-    const done = await Promise.all(publishers.map((p) => p.next('published')));
-    const last = done.reduce((max, m) => (BigInt(m['published'] as string) > max ? BigInt(m['published'] as string) : max), 0n);
+    const [done, seen] = await Promise.all([
+      Promise.all(publishers.map((p) => p.next('published'))),
+      subscriber.next('arrivals'),
+    ]);
+    const last = done.reduce(
+      (max, m) => (BigInt(m['published'] as string) > max ? BigInt(m['published'] as string) : max),
+      0n,
+    );
     const cpu = done.reduce((sum, m) => sum + (m['cpu_us'] as number), 0);
-    return { published_ms: Number(last - start) / 1e6, cpu_us_per_add: cpu / (opts.publishers * opts.perPublisher) };
+    measured = true;
+    return {
+      seen_ms: Number(BigInt(seen['last'] as string) - start) / 1e6,
+      published_ms: Number(last - start) / 1e6,
+      cpu_us_per_add: cpu / total,
+      subscriber_cpu_us_per_change: (seen['cpuUs'] as number) / total,
+      overruns: seen['overruns'] as number,
+    };
   } finally {
-    await Promise.all(publishers.map((p) => exited(p.child)));
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(tmp, { recursive: true, force: true });
+    const children = [...publishers.map((p) => p.child), ...(subscriber === undefined ? [] : [subscriber.child])];
+    // Failed: a child may wait for what will not come.
+    if (!measured) for (const c of children) c.kill();
+    await Promise.all(children.map(exited));
+    ns.remove();
   }
 }
 
@@ -155,7 +228,12 @@ function builtEntry(): string {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build first`);
   const built = statSync(entry).mtimeMs;
   const newest = (dir: string): number =>
-    Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)));
+    Math.max(
+      0,
+      ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+        e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs,
+      ),
+    );
   if (newest(join(ROOT, 'src')) > built) throw new Error(`${entry} is older than src/: run npm run build first`);
   return entry;
 }
@@ -175,7 +253,9 @@ export async function benchLocalMemory(opts: { workers: number }): Promise<Local
     publisher.child.send({ op: 'run' });
     await publisher.next('published');
     const subscriber = child('memoryProcess.mjs', [entry, namespace, String(opts.workers)], ['--expose-gc']);
-    const { memory } = (await subscriber.next('memory')) as { memory: { before_rss: number; rss: number; heap_used: number } };
+    const { memory } = (await subscriber.next('memory')) as {
+      memory: { before_rss: number; rss: number; heap_used: number };
+    };
     await exited(subscriber.child);
     return {
       rss_mb: Math.round(memory.rss / 1e5) / 10,
@@ -208,7 +288,9 @@ export interface LocalMemoryFloorRun {
  */
 export async function benchLocalMemoryFloor(opts: { workers: number }): Promise<LocalMemoryFloorRun> {
   const proc = child('memoryFloorProcess.mjs', [String(opts.workers)], ['--expose-gc']);
-  const { floor } = (await proc.next('floor')) as { floor: { bare: number; rxjs: number; holding: number; held: number } };
+  const { floor } = (await proc.next('floor')) as {
+    floor: { bare: number; rxjs: number; holding: number; held: number };
+  };
   await exited(proc.child);
   if (floor.held !== opts.workers) throw new Error(`the floor process held ${floor.held} of ${opts.workers} workers`);
   const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;

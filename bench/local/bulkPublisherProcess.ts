@@ -17,7 +17,13 @@ process.on('message', (message: { op: string }) => {
       for (let i = 0; i < count; i += 1) {
         await publisher.publish(
           'worker-added',
-          workerInfo({ uid: randomUUID(), address: `127.0.0.1:${10_000 + (i % 50_000)}`, pid: process.pid, version: '1.0.0', tags: ['bench'] }),
+          workerInfo({
+            uid: randomUUID(),
+            address: `127.0.0.1:${10_000 + (i % 50_000)}`,
+            pid: process.pid,
+            version: '1.0.0',
+            tags: ['bench'],
+          }),
         );
       }
       process.send?.({ published: process.hrtime.bigint().toString() });

@@ -26,6 +26,8 @@ gc();
 await settle();
 gc();
 const after = process.memoryUsage();
-process.send?.({ memory: { before_rss: before.rss, rss: after.rss, heap_used: after.heapUsed, external: after.external } });
+process.send?.({
+  memory: { before_rss: before.rss, rss: after.rss, heap_used: after.heapUsed, external: after.external },
+});
 subscription.unsubscribe();
 process.disconnect();

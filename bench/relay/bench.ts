@@ -5,7 +5,8 @@
  * run, interleaved:
  *
  * - add → event. Three chains, one add at a time (each worker dropped again,
- *   untimed, before the next), `SAMPLES` samples each after `WARMUP`, in `ROUNDS` interleaved rounds (medians of the rounds'
+ *   untimed, before the next), `SAMPLES` samples each after `WARMUP`, in `ROUNDS` interleaved
+ * rounds (medians of the rounds'
  *   p50s):
  *   - local: a local publisher adds a worker, a local subscriber receives
  *     `worker-added` (the source's own add → event);
@@ -69,7 +70,8 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const round = (ms: number): number => Number(ms.toFixed(3));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -77,7 +79,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 async function addToEvent(publishTo: Discovery, watchOn: Discovery, count: number, host?: string): Promise<number[]> {
   let waiting: { type: string; uid: string; resolve: (at: number) => void } | undefined;
   const subscription = watchOn.events().subscribe((event) => {
-    if (waiting !== undefined && event.type === waiting.type && event.worker.uid === waiting.uid) waiting.resolve(performance.now());
+    if (waiting !== undefined && event.type === waiting.type && event.worker.uid === waiting.uid)
+      waiting.resolve(performance.now());
   });
   const publisher = publishTo.publisher();
   const latencies: number[] = [];
@@ -121,7 +124,10 @@ export async function benchRelay(opts: { workers: number }): Promise<RelayBenchR
     const local = localDiscovery(`bench-relay-lat-${tag}`);
     const etcdOwn = etcdDiscovery(`bench-relay-own-${tag}`, { endpoints });
     const relayTarget = etcdDiscovery(`bench-relay-lat-${tag}`, { endpoints });
-    const relay: Subscription = relayWorkers(local, relayTarget, { advertiseHost: '10.0.0.7', id: 'bench' }).subscribe();
+    const relay: Subscription = relayWorkers(local, relayTarget, {
+      advertiseHost: '10.0.0.7',
+      id: 'bench',
+    }).subscribe();
     const localP50: number[] = [];
     const etcdP50: number[] = [];
     const relayedP50: number[] = [];

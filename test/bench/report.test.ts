@@ -3,12 +3,35 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { machineInfo, NOTES_MARKER, renderLatencyChart, renderReportMarkdown, writeReport, type BenchReport } from '../../bench/report.js';
+import {
+  machineInfo,
+  NOTES_MARKER,
+  renderLatencyChart,
+  renderReportMarkdown,
+  writeReport,
+  type BenchReport,
+} from '../../bench/report.js';
 
-const machine = { cpu: 'Test CPU | 3 GHz', cores: 4, memoryGiB: 16, node: 'v20.0.0', os: 'linux 6.1 x64', date: '2026-01-02T03:04:05Z' };
+const machine = {
+  cpu: 'Test CPU | 3 GHz',
+  cores: 4,
+  memoryGiB: 16,
+  node: 'v20.0.0',
+  os: 'linux 6.1 x64',
+  date: '2026-01-02T03:04:05Z',
+};
 const report: BenchReport = {
   machine,
-  tables: [{ suite: 'core', title: 'codec', rows: [{ name: 'encodeWorker', value: 2021.4, unit: 'ns/op' }, { name: 'size', value: 13.25, unit: 'bytes' }] }],
+  tables: [
+    {
+      suite: 'core',
+      title: 'codec',
+      rows: [
+        { name: 'encodeWorker', value: 2021.4, unit: 'ns/op' },
+        { name: 'size', value: 13.25, unit: 'bytes' },
+      ],
+    },
+  ],
   latency: [
     { workers: 1000, p50_us: 800, p99_us: 4000 },
     { workers: 100, p50_us: 700, p99_us: 3000 },
@@ -18,6 +41,40 @@ const report: BenchReport = {
 };
 
 describe('bench report', () => {
+  it('renders the local rows against their floors: figure, floor, ratio, target and whether it is met', () => {
+    const spread = (min: number, median: number, max: number) => ({ min, median, max });
+    const md = renderReportMarkdown({
+      ...report,
+      floors: [
+        {
+          row: 'add → event p50, 1,000 workers',
+          unit: 'µs',
+          value: spread(180, 190, 260),
+          floor: spread(120, 130, 140),
+          floorName: 'lone-add floor',
+          ratio: spread(1.4, 1.46, 1.9),
+          target: 1.5,
+        },
+        {
+          row: 'subscriber CPU per event',
+          unit: 'µs',
+          value: spread(80, 85, 90),
+          floor: spread(40, 42, 45),
+          floorName: 'the bare subscriber',
+          ratio: spread(1.9, 2.02, 2.1),
+          target: 1.5,
+        },
+      ],
+    });
+    assert.match(md, /^## Local backend against its floors$/m);
+    assert.match(
+      md,
+      /^\| add → event p50, 1,000 workers \| 190 \(180–260\) µs \| lone-add floor: 130 \(120–140\) µs \| 1\.46× \(1\.40×–1\.90×\) \| ≤ 1\.5× \| yes \|$/m,
+    );
+    assert.match(md, /^\| subscriber CPU per event \| .* \| 2\.02× \(1\.90×–2\.10×\) \| ≤ 1\.5× \| no \|$/m);
+    assert.doesNotMatch(renderReportMarkdown(report), /against its floors/, 'no such section without floors');
+  });
+
   it('describes this machine', () => {
     const info = machineInfo(new Date('2026-01-02T03:04:05.678Z'));
     assert.equal(info.date, '2026-01-02T03:04:05Z');
@@ -35,7 +92,10 @@ describe('bench report', () => {
     assert.match(md, /\| Node\.js \| v20\.0\.0 \|/);
     assert.match(md, /\| date \(UTC\) \| 2026-01-02T03:04:05Z \|/);
     assert.match(md, /## core: codec/);
-    const again = renderReportMarkdown({ ...report, tables: [{ suite: 'local', title: 'local: add → event', rows: [] }] });
+    const again = renderReportMarkdown({
+      ...report,
+      tables: [{ suite: 'local', title: 'local: add → event', rows: [] }],
+    });
     assert.match(again, /^## local: add → event$/m);
     assert.match(md, /\| encodeWorker \| 2,021 \| ns\/op \|/);
     assert.match(md, /\| size \| 13\.3 \| bytes \|/);
@@ -70,9 +130,15 @@ describe('bench report', () => {
     const root = await mkdtemp(join(tmpdir(), 'woolrx-report-'));
     try {
       const written = await writeReport(root, report);
-      assert.deepEqual(written, [join(root, 'docs', 'images', 'local-latency.svg'), join(root, 'docs', 'benchmarks.md')]);
+      assert.deepEqual(written, [
+        join(root, 'docs', 'images', 'local-latency.svg'),
+        join(root, 'docs', 'benchmarks.md'),
+      ]);
       assert.equal(await readFile(join(root, 'docs', 'benchmarks.md'), 'utf8'), renderReportMarkdown(report));
-      assert.equal(await readFile(join(root, 'docs', 'images', 'local-latency.svg'), 'utf8'), renderLatencyChart(report.latency, machine));
+      assert.equal(
+        await readFile(join(root, 'docs', 'images', 'local-latency.svg'), 'utf8'),
+        renderLatencyChart(report.latency, machine),
+      );
     } finally {
       await rm(root, { recursive: true, force: true });
     }
