@@ -6,17 +6,16 @@ import type { DiscoveryDiagnostic } from '../../../discovery/types.js';
 import { WorkerLedger } from '../../../events/WorkerLedger.js';
 import type { DropReason } from '../../../events/types.js';
 import type { WorkerInfo } from '../../../model/types.js';
-import { BlockReader, type BlockHandle } from './BlockReader.js';
+import type { BlockHandle, BlockReader } from './BlockReader.js';
 import { LENGTH_PREFIX } from './blockFile.js';
 
 /**
- * What one subscriber knows of one uid found in the slot table or the journal (only {@link
- * WorkerBlocks} changes it). @internal
+ * What one subscriber knows of one uid found in the slot table or the journal, in one object: its
+ * block as the {@link BlockReader} knows it (the {@link BlockHandle} fields, which only the reader
+ * changes), and what {@link WorkerBlocks} took from it (the fields below, which only it changes).
+ * @internal
  */
-export interface WorkerEntry {
-  readonly uid: string;
-  /** Its block, as the reader knows it. */
-  readonly block: BlockHandle;
+export interface WorkerEntry extends BlockHandle {
   /** Last stable record bytes taken (length prefix included). */
   bytes: Buffer | undefined;
   /** Whether `bytes` decoded to a valid worker of this uid. */
@@ -110,7 +109,9 @@ export class WorkerBlocks {
   add(uid: string): WorkerEntry {
     const entry: WorkerEntry = {
       uid,
-      block: BlockReader.handle(uid),
+      path: undefined,
+      fd: undefined,
+      size: 0,
       bytes: undefined,
       ok: false,
       reported: undefined,
@@ -128,7 +129,7 @@ export class WorkerBlocks {
    * @param reason Why, when the journal said.
    */
   drop(entry: WorkerEntry, reason?: DropReason): void {
-    this.#reader.close(entry.block);
+    this.#reader.close(entry);
     this.#entries.delete(entry.uid);
     this.#pending.delete(entry);
     const event = this.ledger.drop(entry.uid, reason);
@@ -153,7 +154,7 @@ export class WorkerBlocks {
    * @param entry The entry.
    */
   recheck(entry: WorkerEntry): void {
-    if (!this.#reader.unchanged(entry.block, entry.ok ? entry.bytes : undefined)) this.refresh(entry, true);
+    if (!this.#reader.unchanged(entry, entry.ok ? entry.bytes : undefined)) this.refresh(entry, true);
   }
 
   /**
@@ -163,7 +164,7 @@ export class WorkerBlocks {
    * retry after applying it).
    */
   refresh(entry: WorkerEntry, guard = false): void {
-    const read = this.#reader.read(entry.block);
+    const read = this.#reader.read(entry);
     switch (read.kind) {
       case 'record':
         break;
@@ -221,7 +222,7 @@ export class WorkerBlocks {
     const entry = this.#entries.get(uid);
     if (entry === undefined) return 0;
     if (entry.registrant < 0) {
-      const read = this.#reader.read(entry.block);
+      const read = this.#reader.read(entry);
       if (read.kind === 'record') entry.registrant = read.registrant;
     }
     return Math.max(entry.registrant, 0);
@@ -272,7 +273,7 @@ export class WorkerBlocks {
 
   /** Closes every block descriptor and forgets every entry. */
   close(): void {
-    for (const entry of this.#entries.values()) this.#reader.close(entry.block);
+    for (const entry of this.#entries.values()) this.#reader.close(entry);
     this.#entries.clear();
     this.#pending.clear();
   }
@@ -285,7 +286,7 @@ export class WorkerBlocks {
       namespace: this.#namespace,
       uid: entry.uid,
       message:
-        `Skipped the block of worker ${entry.uid} (${this.#reader.path(entry.block)}): ${why}; retrying on the next ` +
+        `Skipped the block of worker ${entry.uid} (${this.#reader.path(entry)}): ${why}; retrying on the next ` +
         `scan`,
       ...(error === undefined ? {} : { error }),
     });
