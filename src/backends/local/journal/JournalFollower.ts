@@ -61,7 +61,7 @@ export class JournalFollower {
   #behind = false;
   /** What the last follow found wrong with the journal (see {@link JournalFollower.takeProblem}). */
   #problem: JournalProblem | undefined;
-  /** The journal was found unusable: the next one opened is followed again (see #resume). */
+  /** The journal was found unusable: the next one opened is followed again (see {@link JournalFollower.follow}). */
   #lost = false;
   readonly #unusable = (fault: JournalFault): void => {
     if (fault.code === 'another-format') return;
