@@ -1,11 +1,11 @@
 import { statSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Subject } from 'rxjs';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
 import { SegmentNotReadyError, SegmentTooLargeError } from './segment/segmentErrors.js';
 import { NamespaceLock, removeLockParent } from './lock/namespaceLock.js';
-import { blockName, LENGTH_PREFIX } from './block/blockFile.js';
+import { blockPath, LENGTH_PREFIX } from './block/blockFile.js';
 import { recordSegmentOwner } from './namespaceCleanup.js';
 import type { DropReason } from '../../events/types.js';
 import { Journal, JOURNAL_DROPPED } from './journal/Journal.js';
@@ -242,7 +242,7 @@ export class NamespaceWriter {
    * @returns `/dev/shm/<short_hash(uuid hex)>`.
    */
   blockPath(uid: string): string {
-    return join(this.#names.shmDir, blockName(uid));
+    return blockPath(this.#names.shmDir, uid);
   }
 
   /**

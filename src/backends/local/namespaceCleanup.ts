@@ -5,8 +5,8 @@ import { SegmentFile } from './segment/SegmentFile.js';
 import { closeNotify, ensureNotifyDir } from './notify/notify.js';
 import type { LocalSettings } from './types.js';
 import type { LocalNames } from './names/localNames.js';
-import { join, dirname } from 'node:path';
-import { blockName } from './block/blockFile.js';
+import { dirname } from 'node:path';
+import { blockPath } from './block/blockFile.js';
 import { slotUid } from './segment/slotTable.js';
 import {
   acquireNamespaceLock,
@@ -146,7 +146,7 @@ export function reclaimOrphan(names: LocalNames): string | undefined {
     const intent = readIntent(fd);
     if (intent === undefined) return undefined;
     const uid = slotUid(intent, 0);
-    unlinkQuietly(join(names.shmDir, blockName(uid)));
+    unlinkQuietly(blockPath(names.shmDir, uid));
     return uid;
   } finally {
     closeSync(fd);

@@ -1,6 +1,5 @@
 import { closeSync, constants, fstatSync, readSync } from 'node:fs';
-import { join } from 'node:path';
-import { blockName, LENGTH_PREFIX, MAX_READ_BLOCK, readRegistrantMark } from './blockFile.js';
+import { blockPath, LENGTH_PREFIX, MAX_READ_BLOCK, readRegistrantMark } from './blockFile.js';
 import { openSafe } from '../safe-fs/safeFs.js';
 import { UnsafeObjectError } from '../safe-fs/UnsafeObjectError.js';
 
@@ -104,7 +103,7 @@ export class BlockReader {
    * @returns The path of its block.
    */
   path(block: BlockHandle): string {
-    block.path ??= join(this.#shmDir, blockName(block.uid));
+    block.path ??= blockPath(this.#shmDir, block.uid);
     return block.path;
   }
 

@@ -41,6 +41,21 @@ export function blockName(uid: string): string {
 }
 
 /**
+ * The path of a worker's block. Joined by hand: `path.join` normalizes
+ * character by character, and this runs for every block a subscriber
+ * opens and every publish.
+ * @example
+ * blockPath('/dev/shm', uid); // '/dev/shm/fX2taOjhEws3Xt_BVzfnipvB5cO1aB'
+ * @param shmDir The directory of the shared-memory objects, without a trailing `/`.
+ * @param uid A hyphenated UUID, or its 32 hex digits.
+ * @returns The path.
+ * @internal
+ */
+export function blockPath(shmDir: string, uid: string): string {
+  return `${shmDir}/${blockName(uid)}`;
+}
+
+/**
  * The pid a block's registrant mark names (see {@link REGISTRANT_MARK_SIZE}),
  * or 0 when the block has none: too small, a record reaching into its last
  * 16 bytes, or bytes that are not a whole mark.
