@@ -16,7 +16,8 @@ const REQUEST_TIMEOUT_MS = 10_000;
  *
  * @example
  * woolrx watch --backend etcd --endpoints 10.0.0.5:2379,10.0.0.6:2379 --namespace jobs --json
- * WOOLRX_ETCD_PASSWORD=… woolrx publish -b etcd --endpoints https://etcd:2379 --ca ca.pem --user pool -n jobs -a 10.0.0.7:50051
+ * WOOLRX_ETCD_PASSWORD=… woolrx publish -b etcd --endpoints https://etcd:2379 --ca ca.pem \
+ *   --user pool -n jobs -a 10.0.0.7:50051
  */
 export const etcdBackend: CliBackend = Object.freeze<CliBackend>({
   summary: 'An etcd v3 cluster (leased workers)',
