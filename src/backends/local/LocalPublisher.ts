@@ -53,8 +53,6 @@ export class LocalPublisher extends PublisherBase {
   #warnedPid = 0;
 
   /**
-   * @param names The namespace's names.
-   * @param settings Resolved options.
    * @param diagnostics Where to report what is not an error of the caller.
    */
   constructor(names: LocalNames, settings: LocalSettings, diagnostics: Subject<DiscoveryDiagnostic>) {

@@ -82,8 +82,6 @@ export class LocalWatch {
   readonly #fresh = new Set<WorkerEntry>();
 
   /**
-   * @param names The namespace's names.
-   * @param settings Resolved options.
    * @param diagnostics Where malformed blocks, warnings and recoveries are reported.
    * @param sink Receives the events.
    * @param withdraw Withdraws dead workers (the reclaims), through the publishers' withdraw path.

@@ -53,8 +53,6 @@ export class NamespaceWriter {
   readonly #holding: LockHolding;
 
   /**
-   * @param names The namespace's names.
-   * @param settings Resolved options.
    * @param diagnostics Where to report what is not an error of the caller.
    */
   constructor(names: LocalNames, settings: LocalSettings, diagnostics: Subject<DiscoveryDiagnostic>) {
@@ -81,7 +79,6 @@ export class NamespaceWriter {
   /**
    * A {@link Withdraw} for a subscriber's reclaims: each call opens a
    * writer, withdraws under the lock, and closes it.
-   * @param names The namespace's names.
    * @param settings Resolved options (the lock's timeout).
    * @param diagnostics Where to report what is not an error of the caller.
    * @returns The withdrawal.
@@ -127,10 +124,8 @@ export class NamespaceWriter {
   }
 
   /**
-   * Writes one slot of the segment (under the lock), and the table as the
-   * current section sees it.
-   * @param segment The current segment.
-   * @param slot The slot number.
+   * Writes one slot of the segment (under the lock), and keeps the index of
+   * the table the current section read in step.
    * @param bytes 16 bytes: a UUID, or zeros to free it.
    */
   writeSlot(segment: SegmentFile, slot: number, bytes: Buffer): void {
@@ -238,7 +233,6 @@ export class NamespaceWriter {
 
   /**
    * The path of a worker's block.
-   * @param uid The worker's uid.
    * @returns `/dev/shm/<short_hash(uuid hex)>`.
    */
   blockPath(uid: string): string {
@@ -249,7 +243,6 @@ export class NamespaceWriter {
    * The identity of a worker's block file (its inode), under the lock: a
    * block is created once per registration (a refresh rewrites it in place),
    * so the inode tells one registration from a later one of the same uid.
-   * @param uid The worker's uid.
    * @returns The inode, or `undefined` when there is no block.
    */
   blockIno(uid: string): number | undefined {
@@ -259,8 +252,6 @@ export class NamespaceWriter {
   /**
    * The one withdraw path (under the lock): frees the worker's slot, unlinks
    * its block and journals the drop. The caller owes one notification.
-   * @param segment The current segment.
-   * @param uid The worker's uid.
    * @param reason Why, for subscribers: a publisher's withdrawal, or a reclaim of a dead worker.
    * @returns `false` when the worker was not registered (nothing changed).
    */

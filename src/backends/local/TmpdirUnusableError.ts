@@ -14,7 +14,6 @@ export class TmpdirUnusableError extends WoolrxError {
   readonly path: string;
 
   /**
-   * @param path The directory.
    * @param why What is wrong with it (`'is not a directory'`, ...).
    * @param cause The error of the step that failed, if any.
    */

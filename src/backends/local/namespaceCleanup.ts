@@ -21,7 +21,6 @@ import { tmpdirError } from './TmpdirUnusableError.js';
  * Records that woolrx created the segment with this inode: only such
  * segments are ever unlinked by woolrx (a wool-created one belongs to its
  * wool owner). Call under the namespace lock.
- * @param names The namespace's names.
  * @param ino The new segment's inode.
  * @internal
  */
@@ -94,7 +93,6 @@ function segmentStays(names: LocalNames): boolean {
  * The caller then releases the lock and calls `removeLockParent` (a no-op
  * unless the lock's directory is left empty).
  *
- * @param names The namespace's names.
  * @returns `true` if the namespace is gone (no segment left).
  * @internal
  */
@@ -131,7 +129,6 @@ export function cleanupNamespace(names: LocalNames): boolean {
  * a holder that died in the middle of a section may have left an intent
  * record in woolrx's lock file (see readIntent); with no segment
  * left, no slot can hold that worker, so its block is an orphan: unlinked.
- * @param names The namespace's names.
  * @returns The uid whose orphan block was unlinked, if any.
  * @internal
  */
@@ -163,7 +160,6 @@ export function reclaimOrphan(names: LocalNames): string | undefined {
  * the lock fails (an unusable temp directory, say), the lock directory it
  * created is removed again.
  * @internal
- * @param names The namespace's names.
  * @param settings Resolved options (the lock's timeout and staleness).
  * @param warn Reports a failure (the subscriber's `warning` diagnostic).
  */

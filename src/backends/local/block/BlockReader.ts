@@ -91,7 +91,6 @@ export class BlockReader {
 
   /**
    * A new handle on `uid`'s block (nothing opened or read yet).
-   * @param uid The worker's uid.
    * @returns The handle.
    */
   static handle(uid: string): BlockHandle {
@@ -99,7 +98,6 @@ export class BlockReader {
   }
 
   /**
-   * @param block A handle.
    * @returns The path of its block.
    */
   path(block: BlockHandle): string {
@@ -112,7 +110,6 @@ export class BlockReader {
    * block unlinked and re-created under the same name (wool: a drop and a
    * re-add) is a new file: its descriptor is closed so the next read
    * re-opens it by name.
-   * @param block A handle.
    * @param bytes The record last taken from it, if any.
    * @returns `true` when unchanged.
    */
@@ -126,7 +123,6 @@ export class BlockReader {
 
   /**
    * Reads a block's record twice and returns it only if both reads agree.
-   * @param entry A handle.
    * @returns The record (a fresh buffer, length prefix included), or why there is none.
    */
   read(entry: BlockHandle): BlockRead {
@@ -187,7 +183,6 @@ export class BlockReader {
 
   /**
    * Closes a handle's descriptor, if open.
-   * @param entry A handle.
    */
   close(entry: BlockHandle): void {
     if (entry.fd === undefined) return;

@@ -79,7 +79,6 @@ export class WorkerBlocks {
   }
 
   /**
-   * @param uid A worker uid.
    * @returns Its entry, if the uid is known.
    */
   get(uid: string): WorkerEntry | undefined {
@@ -103,7 +102,6 @@ export class WorkerBlocks {
 
   /**
    * A new entry for a uid found in the slot table or the journal.
-   * @param uid The worker's uid.
    * @returns The entry.
    */
   add(uid: string): WorkerEntry {
@@ -151,7 +149,6 @@ export class WorkerBlocks {
   /**
    * Compares one block with the bytes last taken (one read when
    * unchanged); takes it when it changed, unless the journal moved meanwhile.
-   * @param entry The entry.
    */
   recheck(entry: WorkerEntry): void {
     if (!this.#reader.unchanged(entry, entry.ok ? entry.bytes : undefined)) this.refresh(entry, true);
@@ -159,7 +156,6 @@ export class WorkerBlocks {
 
   /**
    * Reads one block; takes its record if it can.
-   * @param entry The entry.
    * @param guard Take changed bytes only if the journal has not moved (else
    * retry after applying it).
    */
@@ -215,7 +211,6 @@ export class WorkerBlocks {
    * The pid a worker's liveness follows when its block names one (its
    * registrant mark); 0 when it follows the pid of its record. Not known
    * (a record from the journal changed its pid): its block is read now.
-   * @param uid A worker uid.
    * @returns The marked pid, or 0.
    */
   registrant(uid: string): number {
@@ -231,7 +226,6 @@ export class WorkerBlocks {
   /**
    * Takes new record bytes (length prefix included) for a worker: decodes
    * them if they changed, and reports what the ledger says changed.
-   * @param entry The entry.
    * @param record The bytes.
    * @param registrant The pid of the block's registrant mark (0: none), when
    * the bytes were read from the block; without it (a journal record) a new

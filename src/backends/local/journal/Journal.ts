@@ -219,7 +219,6 @@ export class Journal {
 
   /**
    * Opens an existing journal read-only.
-   * @param path The journal's path.
    * @param unusable Told why, when there is a file but not a usable journal
    * (another format, a corrupt header).
    * @returns The journal, or `undefined` if there is none (or it is not initialised yet).
@@ -253,7 +252,6 @@ export class Journal {
    * Removes the journal if no process has it open (as a {@link Journal}:
    * each holds a shared `flock`). Call under the namespace lock, with this
    * process's own journals closed.
-   * @param path The journal's path.
    * @returns Whether there is no journal left.
    * @internal
    */

@@ -75,7 +75,6 @@ export class JournalFollower {
   };
 
   /**
-   * @param path The journal's path.
    * @param check Whether the segment shows a record's change (its slot holds
    * the worker after an add or update, no longer holds it after a drop): a
    * record is a hint, the segment is the truth. Without it every record is

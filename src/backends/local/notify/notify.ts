@@ -16,7 +16,6 @@ const open = new Map<string, number>();
 /**
  * Ensures the notification directory exists (mode 0700) and is safe: not a
  * symbolic link, this user's, writable by nobody else.
- * @param names The namespace's names.
  * @throws {UnsafeObjectError} When it is not safe.
  * @internal
  */
@@ -33,7 +32,6 @@ export function ensureNotifyDir(names: LocalNames): void {
  * debugs; subscribers tell woolrx's notifications from wool's by matching
  * them with journal records (see JournalFollower).
  *
- * @param names The namespace's names.
  * @param verify Check that the descriptor kept open still names the file
  *   (the last one out may have removed it): needed only when the segment
  *   may have been removed since the last touch.
@@ -52,7 +50,6 @@ export function touchNotify(names: LocalNames, verify = true): void {
  * per descriptor, never per touch. Publishers call it before their first
  * change, so that an unsafe notification file refuses the publish before
  * anything is written.
- * @param names The namespace's names.
  * @param verify Check that the descriptor kept open still names the file.
  * @returns The descriptor.
  * @throws {UnsafeObjectError} When the directory or the file is not safe.
@@ -77,7 +74,6 @@ export function openNotify(names: LocalNames, verify = true): number {
 
 /**
  * Closes the descriptor {@link touchNotify} keeps for a namespace.
- * @param names The namespace's names.
  * @internal
  */
 export function closeNotify(names: LocalNames): void {
@@ -156,7 +152,6 @@ export class NotifyWatcher {
   #timer: NodeJS.Timeout | undefined;
 
   /**
-   * @param names The namespace's names.
    * @param pollInterval Fallback poll period in ms; `0`: no timer.
    * @param scan Runs once per scheduled turn.
    */

@@ -15,7 +15,6 @@ export class UnsafeObjectError extends WoolrxError {
   readonly mode: number;
 
   /**
-   * @param path The object's path.
    * @param owner The uid of its owner, or `-1`.
    * @param mode Its permission bits, or `-1`.
    * @param why Why it is refused.

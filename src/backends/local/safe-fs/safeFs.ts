@@ -14,7 +14,6 @@ export interface SafeFile {
  * process's user, writable by nobody else. Errors of `open` (e.g. `ENOENT`,
  * `EEXIST`) are thrown as they are.
  *
- * @param path The file.
  * @param flags `open(2)` flags (`O_NOFOLLOW` is added).
  * @param mode Mode of a file created.
  * @returns The descriptor and its `fstat`.
@@ -44,7 +43,6 @@ export function openSafe(path: string, flags: number, mode = 0o600): SafeFile {
  * {@link openSafe} for an object that may not exist: the same checks, and
  * `undefined` instead of an `ENOENT` error.
  * @internal
- * @param path The object's path.
  * @param flags `open(2)` flags (without `O_CREAT`).
  * @returns The open, checked file, or `undefined` when there is none.
  * @throws {UnsafeObjectError} As {@link openSafe}; any other error but `ENOENT`.
@@ -98,7 +96,6 @@ export function assertSafe(stats: Stats, path: string, type: 'file' | 'directory
  * owned by this process's user that nobody else can write. Its parent must
  * exist (the temp directory, `/dev/shm`).
  *
- * @param path The directory.
  * @throws {UnsafeObjectError} When it is not safe.
  * @internal
  */
@@ -114,7 +111,6 @@ export function ensureSafeDir(path: string): void {
 /**
  * Unlinks a file that may already be gone.
  * @internal
- * @param path The file.
  * @throws Any error but `ENOENT`.
  */
 export function unlinkQuietly(path: string): void {

@@ -46,7 +46,6 @@ export class SegmentFile {
 
   /**
    * Opens an existing segment.
-   * @param path The segment's path.
    * @param writable Open read-write (publishers) or read-only (subscribers).
    * @param maxCapacity Largest capacity accepted from the header.
    * @returns The segment, or `undefined` if there is none.
@@ -60,7 +59,6 @@ export class SegmentFile {
   /**
    * Creates a segment exclusively: mode 0600, zero-filled, header written
    * last so that nobody sees a ready segment before it is complete.
-   * @param path The segment's path.
    * @param capacity Its number of slots.
    * @returns The segment, or `undefined` if one already exists.
    */
@@ -182,7 +180,6 @@ export class SegmentFile {
   }
 
   /**
-   * @param path The segment's path.
    * @returns Whether `path` still names this object (not unlinked, not replaced).
    */
   isAt(path: string): boolean {

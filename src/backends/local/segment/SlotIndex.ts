@@ -57,7 +57,6 @@ export class SlotIndex {
 
   /**
    * Records a slot the writer has just written.
-   * @param slot The slot number.
    * @param bytes What it now holds (16 bytes; zeros: free).
    */
   set(slot: number, bytes: Buffer): void {

@@ -99,7 +99,6 @@ export class SlotMirror {
   #verifyAt = 0;
 
   /**
-   * @param path The segment's path.
    * @param maxCapacity Largest capacity accepted from the segment's header.
    */
   constructor(path: string, maxCapacity?: number) {
@@ -128,7 +127,6 @@ export class SlotMirror {
   }
 
   /**
-   * @param uid A worker uid.
    * @returns Whether some slot holds `uid`, per the copy.
    */
   has(uid: string): boolean {

@@ -13,8 +13,6 @@ export class SegmentNotReadyError extends WoolrxError {
   readonly namespace: string;
 
   /**
-   * @param path The segment's path.
-   * @param namespace The namespace.
    * @param waited How long the publisher waited for the header, in ms.
    */
   constructor(path: string, namespace: string, waited: number) {
@@ -39,8 +37,6 @@ export class SegmentTooLargeError extends WoolrxError {
   readonly namespace: string;
 
   /**
-   * @param path The segment's path.
-   * @param namespace The namespace.
    * @param capacity The capacity its header claims.
    * @param maxCapacity The most woolrx accepts.
    */
