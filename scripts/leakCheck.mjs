@@ -9,7 +9,7 @@ import { join } from 'node:path';
  * Whether a name in /dev/shm is woolrx-shaped: woolrx's lock folders
  * (`woolrx-lock-<hash>/`) and anything else named `woolrx-*` or `wool-*`,
  * and the local backend's segments and worker blocks, named by wool's
- * `short_hash` (src/backends/local/shortHash.ts): exactly 30 characters of
+ * `short_hash` (src/backends/local/names/shortHash.ts): exactly 30 characters of
  * URL-safe base64.
  * @param {string} name An entry of /dev/shm.
  * @returns {boolean}

@@ -21,7 +21,7 @@ after(() => {
   assert.deepEqual(strayTestFiles(), [], 'nothing of these tests left in /dev/shm or the temp directory');
 });
 
-/** Journal layout (see src/backends/local/Journal.ts): 64-byte header, then records. */
+/** Journal layout (see src/backends/local/journal/Journal.ts): 64-byte header, then records. */
 const JOURNAL_HEADER = 64;
 
 function readJournalHeader(fd: number): { recordSize: number; count: number; head: number } {
