@@ -10,6 +10,13 @@ const COMPRESSIONS: readonly Compression[] = ['none', 'deflate', 'gzip'];
 /** The `extra` of every decoded worker that has none. */
 const NO_EXTRA: Record<string, string> = Object.freeze({});
 
+/** An exact-size copy of the decoder's tags (its array grew by pushes), each tag shared when `share` is given. */
+function sharedTags(tags: string[], share: StringShare | undefined): string[] {
+  const copy = tags.slice();
+  if (share !== undefined) for (let i = 0; i < copy.length; i += 1) copy[i] = share(copy[i] as string);
+  return copy;
+}
+
 function hasKeys(object: object): boolean {
   for (const _ in object) return true;
   return false;
@@ -74,6 +81,33 @@ function toOptions(connection: woolrx.ChannelOptions | null | undefined): Channe
  * underlying error.
  */
 export function decodeWorker(bytes: Uint8Array): WorkerInfo {
+  return decodeWorkerSharing(bytes, undefined, undefined);
+}
+
+/**
+ * Hands back, for a string just decoded, an equal string already held (or
+ * the same one): see {@link decodeWorkerSharing}.
+ * @internal
+ */
+export type StringShare = (value: string) => string;
+
+/**
+ * {@link decodeWorker} for a reader that keeps many workers: the worker
+ * shares strings it already holds instead of a fresh copy of each. A
+ * subscriber knows a worker's uid before it decodes its record (from the
+ * slot table or the journal), and most workers of a pool carry the same
+ * version and tags.
+ * @example
+ * const worker = decodeWorkerSharing(bytes, entry.uid, share);
+ * @param knownUid The uid the record should hold: used as the worker's when equal.
+ * @param share Gives the version and each tag.
+ * @internal
+ */
+export function decodeWorkerSharing(
+  bytes: Uint8Array,
+  knownUid: string | undefined,
+  share: StringShare | undefined,
+): WorkerInfo {
   if (!(bytes instanceof Uint8Array)) {
     throw new WorkerDecodeError(
       `Cannot decode worker metadata from ${Object.prototype.toString.call(bytes)}: expected a Uint8Array`,
@@ -92,16 +126,16 @@ export function decodeWorker(bytes: Uint8Array): WorkerInfo {
     // decode() builds sub-messages as ChannelOptions instances (zero defaults on the prototype).
     const options = toOptions(message.connection as woolrx.ChannelOptions | null | undefined);
     const fields = {
-      uid: message.uid,
+      uid: message.uid === knownUid ? knownUid : message.uid,
       address: message.address,
       pid: message.pid,
-      version: message.version,
+      version: share === undefined ? message.version : share(message.version),
       // Fresh for each message: given up to the worker. A subscriber keeps
       // every worker it knows, so what they hold counts: the
       // decoder's array grew by pushes (room for 17 tags after the first),
       // so a tagged worker keeps an exact-size copy, and a worker without
       // extra shares one frozen empty object instead of an empty one each.
-      tags: message.tags.length === 0 ? message.tags : message.tags.slice(),
+      tags: message.tags.length === 0 ? message.tags : sharedTags(message.tags, share),
       extra: hasKeys(message.extra) ? message.extra : NO_EXTRA,
       secure: message.secure,
     };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import $protobuf from 'protobufjs/minimal.js';
-import { decodeWorker } from '../../src/codec/decodeWorker.js';
+import { decodeWorker, decodeWorkerSharing } from '../../src/codec/decodeWorker.js';
 import { encodeWorker } from '../../src/codec/encodeWorker.js';
 import { WorkerDecodeError } from '../../src/errors/WorkerDecodeError.js';
 import { DEFAULT_CHANNEL_OPTIONS } from '../../src/model/DEFAULT_CHANNEL_OPTIONS.js';
@@ -458,5 +458,49 @@ describe('protobuf codec: properties', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('decodeWorkerSharing: what a subscriber decodes with', () => {
+  it('decodes any worker to exactly what decodeWorker makes of it, sharing the version and every tag', () => {
+    fc.assert(
+      fc.property(anyWorker, fc.boolean(), fc.uuid(), (original, known, other) => {
+        const bytes = encodeWorker(original);
+        const given: string[] = [];
+        const share = (value: string): string => {
+          given.push(value);
+          return value;
+        };
+        const worker = decodeWorkerSharing(bytes, known ? original.uid : other, share);
+        assert.deepEqual(worker, decodeWorker(bytes));
+        assert.ok(Object.isFrozen(worker) && Object.isFrozen(worker.tags) && Object.isFrozen(worker.options));
+        assert.equal(workerInfo(worker), worker, 'a decoded worker is known to workerInfo()');
+        // The uid is the record's, known or not: a record of another worker is still told apart.
+        assert.equal(worker.uid, original.uid);
+        assert.deepEqual(given.sort(), [original.version, ...original.tags].sort());
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("takes what share hands back as the worker's version and tags", () => {
+    const bytes = message((w) => {
+      base(w, { version: '2.0' });
+      for (const tag of ['gpu', 'eu']) w.uint32((5 << 3) | 2).string(tag);
+    });
+    const worker = decodeWorkerSharing(bytes, undefined, (value) => `${value}!`);
+    assert.equal(worker.version, '2.0!');
+    assert.deepEqual([...worker.tags], ['eu!', 'gpu!']);
+    assert.equal(worker.uid, UID);
+  });
+
+  it('rejects what decodeWorker rejects, the same way', () => {
+    for (const bytes of [new Uint8Array(0), Uint8Array.of(0x0a, 0x05, 0x61)]) {
+      const expected = rejects(bytes);
+      assert.throws(
+        () => decodeWorkerSharing(bytes, UID, (value) => value),
+        (error: unknown) => error instanceof WorkerDecodeError && error.message === expected.message,
+      );
+    }
   });
 });

@@ -24,8 +24,6 @@ export const MAX_OPEN_BLOCKS = 4096;
 /** One uid's block as a {@link BlockReader} knows it (only the reader changes it). @internal */
 export interface BlockHandle {
   readonly uid: string;
-  /** The block's path, computed on first use (a SHA-256: not needed to replay a journal record). */
-  path: string | undefined;
   /** Kept open by the reader's descriptor cache. */
   fd: number | undefined;
   /** The block's size, learnt from its first read; 0 until then. */
@@ -94,15 +92,18 @@ export class BlockReader {
    * @returns The handle.
    */
   static handle(uid: string): BlockHandle {
-    return { uid, path: undefined, fd: undefined, size: 0 };
+    return { uid, fd: undefined, size: 0 };
   }
 
   /**
+   * The path of a block, computed each time it is needed: a block is opened
+   * once and its descriptor kept, so keeping every path (a hashed name, a
+   * string per worker for as long as it is known) would cost memory for
+   * nothing.
    * @returns The path of its block.
    */
   path(block: BlockHandle): string {
-    block.path ??= blockPath(this.#shmDir, block.uid);
-    return block.path;
+    return blockPath(this.#shmDir, block.uid);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Subject } from 'rxjs';
-import { decodeWorker } from '../../../codec/decodeWorker.js';
+import { decodeWorkerSharing } from '../../../codec/decodeWorker.js';
 import { errorMessage } from '../../../discovery/errorMessage.js';
 import type { DiscoverySink } from '../../../discovery/DiscoverySink.js';
 import type { DiscoveryDiagnostic } from '../../../discovery/types.js';
@@ -32,6 +32,9 @@ export interface WorkerEntry extends BlockHandle {
   registrant: number;
 }
 
+/** How many distinct versions and tags a subscriber shares among its workers (see {@link WorkerBlocks}). */
+const SHARED_STRINGS = 1024;
+
 /**
  * The workers one local subscriber knows, by uid: an entry per uid found in
  * the slot table (its block's state: descriptor, last bytes taken), and a
@@ -53,6 +56,18 @@ export class WorkerBlocks {
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
   readonly #entries = new Map<string, WorkerEntry>();
   #pending = new Set<WorkerEntry>();
+  /**
+   * Versions and tags, one string each for every worker that carries it: a
+   * pool's workers mostly carry the same few, and a subscriber holds every
+   * worker it knows. Bounded: past the bound, new ones are not shared.
+   */
+  readonly #shared = new Map<string, string>();
+  readonly #share = (value: string): string => {
+    const held = this.#shared.get(value);
+    if (held !== undefined) return held;
+    if (this.#shared.size < SHARED_STRINGS) this.#shared.set(value, value);
+    return value;
+  };
 
   /**
    * @param namespace The namespace (for diagnostics).
@@ -107,7 +122,6 @@ export class WorkerBlocks {
   add(uid: string): WorkerEntry {
     const entry: WorkerEntry = {
       uid,
-      path: undefined,
       fd: undefined,
       size: 0,
       bytes: undefined,
@@ -243,7 +257,7 @@ export class WorkerBlocks {
     entry.ok = false;
     let worker: WorkerInfo;
     try {
-      worker = decodeWorker(record.subarray(LENGTH_PREFIX));
+      worker = decodeWorkerSharing(record.subarray(LENGTH_PREFIX), entry.uid, this.#share);
     } catch (error) {
       this.#pending.add(entry);
       this.#malformed(entry, record, errorMessage(error), error);
