@@ -44,6 +44,8 @@ export interface LocalMemoryRun {
   before_rss_mb: number;
   /** V8 heap in use once synced, MB. */
   heap_used_mb: number;
+  /** Live memory (V8 heap used plus buffers, after a full GC) once synced, less the same before subscribing, MB. */
+  live_mb: number;
 }
 
 function child(
@@ -254,13 +256,14 @@ export async function benchLocalMemory(opts: { workers: number }): Promise<Local
     await publisher.next('published');
     const subscriber = child('memoryProcess.mjs', [entry, namespace, String(opts.workers)], ['--expose-gc']);
     const { memory } = (await subscriber.next('memory')) as {
-      memory: { before_rss: number; rss: number; heap_used: number };
+      memory: { before_rss: number; rss: number; heap_used: number; before_live: number; live: number };
     };
     await exited(subscriber.child);
     return {
       rss_mb: Math.round(memory.rss / 1e5) / 10,
       before_rss_mb: Math.round(memory.before_rss / 1e5) / 10,
       heap_used_mb: Math.round(memory.heap_used / 1e5) / 10,
+      live_mb: Math.round((memory.live - memory.before_live) / 1e5) / 10,
     };
   } finally {
     publisher.child.send({ op: 'stop' });
@@ -277,6 +280,8 @@ export interface LocalMemoryFloorRun {
   rxjs_mb: number;
   /** The same holding `workers` plain worker objects in a Map. */
   holding_mb: number;
+  /** The live memory (V8 heap used plus buffers, after a full GC) of those objects: holding less with RxJS loaded. */
+  peer_live_mb: number;
 }
 
 /**
@@ -289,10 +294,15 @@ export interface LocalMemoryFloorRun {
 export async function benchLocalMemoryFloor(opts: { workers: number }): Promise<LocalMemoryFloorRun> {
   const proc = child('memoryFloorProcess.mjs', [String(opts.workers)], ['--expose-gc']);
   const { floor } = (await proc.next('floor')) as {
-    floor: { bare: number; rxjs: number; holding: number; held: number };
+    floor: { bare: number; rxjs: number; holding: number; rxjs_live: number; holding_live: number; held: number };
   };
   await exited(proc.child);
   if (floor.held !== opts.workers) throw new Error(`the floor process held ${floor.held} of ${opts.workers} workers`);
   const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;
-  return { bare_mb: mb(floor.bare), rxjs_mb: mb(floor.rxjs), holding_mb: mb(floor.holding) };
+  return {
+    bare_mb: mb(floor.bare),
+    rxjs_mb: mb(floor.rxjs),
+    holding_mb: mb(floor.holding),
+    peer_live_mb: mb(floor.holding_live - floor.rxjs_live),
+  };
 }

@@ -1,7 +1,7 @@
 // Bench child: the floor under the subscriber memory figure (see
 // benchLocalMemoryFloor in bulk.ts). Plain Node.js, like memoryProcess.mjs,
 // and nothing of woolrx. It notes its RSS after a full GC three times:
-// bare; with RxJS loaded (woolrx's peer dependency: every subscriber
+// (and its live memory: V8 heap used plus buffers) bare; with RxJS loaded (woolrx's peer dependency: every subscriber
 // process loads it); and holding, besides, `workers` frozen plain objects of
 // the workers the subscriber is measured with (the fields a WorkerInfo has,
 // one shared options object) in a Map by uid — what any Node.js process
@@ -15,7 +15,8 @@ const settled = async () => {
   gc();
   await sleep(200);
   gc();
-  return process.memoryUsage().rss;
+  const usage = process.memoryUsage();
+  return { rss: usage.rss, live: usage.heapUsed + usage.arrayBuffers };
 };
 
 const bare = await settled();
@@ -38,5 +39,14 @@ for (let i = 0; i < workers; i += 1) {
   held.set(uid, worker);
 }
 const holding = await settled();
-process.send?.({ floor: { bare, rxjs, holding, held: held.size } });
+process.send?.({
+  floor: {
+    bare: bare.rss,
+    rxjs: rxjs.rss,
+    holding: holding.rss,
+    rxjs_live: rxjs.live,
+    holding_live: holding.live,
+    held: held.size,
+  },
+});
 process.disconnect();

@@ -4,7 +4,8 @@
 // argv[2] is the built dist/local/index.js, argv[3] the namespace, argv[4]
 // how many workers are registered there. After a full GC it notes its RSS,
 // then subscribes, has every worker once the initial burst is over (the
-// subscription is synced), collects again and notes its RSS and heap.
+// subscription is synced), collects again and notes its RSS and heap, and
+// its live memory (V8 heap used plus buffers) before and after.
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const [entry = '', namespace = '', countArg = '0'] = process.argv.slice(2);
@@ -27,7 +28,14 @@ await settle();
 gc();
 const after = process.memoryUsage();
 process.send?.({
-  memory: { before_rss: before.rss, rss: after.rss, heap_used: after.heapUsed, external: after.external },
+  memory: {
+    before_rss: before.rss,
+    rss: after.rss,
+    heap_used: after.heapUsed,
+    external: after.external,
+    before_live: before.heapUsed + before.arrayBuffers,
+    live: after.heapUsed + after.arrayBuffers,
+  },
 });
 subscription.unsubscribe();
 process.disconnect();
