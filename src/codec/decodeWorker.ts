@@ -1,4 +1,5 @@
 import { WorkerDecodeError } from '../errors/WorkerDecodeError.js';
+import { AsciiReader } from './AsciiReader.js';
 import { DEFAULT_CHANNEL_OPTIONS } from '../model/DEFAULT_CHANNEL_OPTIONS.js';
 import type { ChannelOptions, Compression, WorkerInfo } from '../model/types.js';
 import { ownedWorkerInfo } from '../model/ownedWorkerInfo.js';
@@ -115,7 +116,7 @@ export function decodeWorkerSharing(
   }
   let message: woolrx.WorkerMetadata;
   try {
-    message = woolrx.WorkerMetadata.decode(bytes);
+    message = woolrx.WorkerMetadata.decode(new AsciiReader(bytes));
   } catch (cause) {
     throw new WorkerDecodeError(
       `Malformed worker metadata (${bytes.length} bytes): ${cause instanceof Error ? cause.message : String(cause)}`,
