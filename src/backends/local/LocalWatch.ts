@@ -303,6 +303,7 @@ export class LocalWatch {
   readonly #schedule = (): void => this.#wake.schedule();
 
   // The sweep's callbacks, bound once (a scan allocates no closures).
+  readonly #entries = (): Iterator<WorkerEntry> => this.#workers.values();
   readonly #current = (entry: WorkerEntry): boolean => this.#workers.get(entry.uid) === entry;
   readonly #compare = (entry: WorkerEntry): boolean => {
     this.#workers.recheck(entry);
@@ -429,7 +430,7 @@ export class LocalWatch {
     // as the records applied, or newer, and an older record's bytes are
     // never re-emitted after it).
     if (blocks === 'all') this.#sweep.all(workers.values(), touched);
-    else if (blocks === 'poll') this.#sweep.poll(workers.values(), touched);
+    else if (blocks === 'poll') this.#sweep.poll(this.#entries, workers.size, touched);
   }
 }
 

@@ -284,11 +284,40 @@ describe('BlockSweep', () => {
         },
       );
     };
-    sweep.poll(list, new Set());
+    const values = (): Iterator<Entry> => list.values();
+    sweep.poll(values, list.length, new Set());
     run();
-    sweep.poll(list, new Set());
+    sweep.poll(values, list.length, new Set());
     run();
     assert.deepEqual(seen, [list[0], list[1], list[2], list[3], list[4], list[0]]);
+  });
+
+  it('poll(): never queues an entry twice in one tick, and follows entries added and removed between ticks', () => {
+    const sweep = new BlockSweep<Entry>(100, 4);
+    const list = entries(6);
+    const live = new Map(list.slice(0, 2).map((entry) => [entry.uid, entry]));
+    const values = (): Iterator<Entry> => live.values();
+    const tick = (): Entry[] => {
+      const seen: Entry[] = [];
+      sweep.poll(values, live.size, new Set());
+      sweep.next(
+        () => true,
+        (entry) => {
+          seen.push(entry);
+          return true;
+        },
+      );
+      return seen;
+    };
+    // Fewer entries than the slice: each once.
+    assert.deepEqual(tick(), [list[0], list[1]]);
+    for (const entry of list.slice(2)) live.set(entry.uid, entry);
+    live.delete((list[3] as Entry).uid);
+    // Goes on from where it stopped (the round's end), then round again.
+    assert.deepEqual(tick(), [list[2], list[4], list[5], list[0]]);
+    assert.deepEqual(tick(), [list[1], list[2], list[4], list[5]]);
+    live.clear();
+    assert.deepEqual(tick(), []);
   });
 
   it('stops when the subscriber left, and clear() forgets the rest', () => {

@@ -317,7 +317,8 @@ export const SWEEP_SLICE = 4;
 export class BlockSweep<Entry = WorkerEntry> {
   #queue: Entry[] = [];
   #at = 0;
-  #cursor = 0;
+  /** Where the poll's round-robin is: an iterator over the live entries, kept from tick to tick. */
+  #round: Iterator<Entry> | undefined;
   readonly #slice: number;
   readonly #pollBlocks: number;
 
@@ -348,17 +349,31 @@ export class BlockSweep<Entry = WorkerEntry> {
 
   /**
    * Queues the next round-robin slice of blocks (after what is queued).
-   * @param entries Every known entry.
+   * The round goes on from where the last tick's stopped, through an
+   * iterator over the live collection kept between ticks (a `Map`'s
+   * iterator visits entries added meanwhile and skips removed ones), so a
+   * tick costs its slice, not a copy of every entry.
+   * @param entries A new iterator over every known entry, each time the same live collection.
+   * @param size How many entries there are.
    * @param skip Entries just read: not to compare again.
    */
-  poll(entries: Iterable<Entry>, skip: ReadonlySet<Entry>): void {
-    const all = [...entries];
-    const count = Math.min(all.length, this.#pollBlocks);
-    for (let i = 0; i < count; i += 1) {
-      const entry = all[(this.#cursor + i) % all.length];
-      if (entry !== undefined && !skip.has(entry)) this.#queue.push(entry);
+  poll(entries: () => Iterator<Entry>, size: number, skip: ReadonlySet<Entry>): void {
+    const count = Math.min(size, this.#pollBlocks);
+    let round = this.#round ?? entries();
+    let restarted = false;
+    for (let taken = 0; taken < count;) {
+      const step = round.next();
+      if (step.done === true) {
+        // The end of a round: the next starts from the first entry (once per tick: none are left).
+        if (restarted) break;
+        round = entries();
+        restarted = true;
+        continue;
+      }
+      taken += 1;
+      if (!skip.has(step.value)) this.#queue.push(step.value);
     }
-    this.#cursor = all.length === 0 ? 0 : (this.#cursor + count) % all.length;
+    this.#round = round;
   }
 
   /**
