@@ -364,7 +364,10 @@ export class Journal {
         seeBlock: false,
         reason: DROP_REASON_CODES[scratch.readUInt8(9)],
       };
-    const record = Buffer.alloc(4 + length);
+    // From Node's buffer pool, as a block's record read is: no memory of
+    // its own to set up for each (a subscriber keeps it while the worker is
+    // unchanged), and every byte is written here.
+    const record = Buffer.allocUnsafe(4 + length);
     record.writeUInt32LE(length, 0);
     scratch.copy(record, 4, RECORD_HEADER, RECORD_HEADER + length);
     return { seq, type, uid, slot, record, seeBlock: false };
