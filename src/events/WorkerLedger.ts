@@ -79,6 +79,17 @@ export class WorkerLedger {
   }
 
   /**
+   * Calls `visit` with each known worker, in the order they were first
+   * added. For a walk over every worker that runs too rarely to be
+   * optimized (a liveness sweep once a period): there, each step of
+   * {@link WorkerLedger.values}'s iterator allocates its result object.
+   * @param visit Called with each worker.
+   */
+  forEach(visit: (worker: WorkerInfo) => void): void {
+    this.#workers.forEach((worker) => visit(worker));
+  }
+
+  /**
    * The current state as a snapshot that is never mutated afterwards (the
    * ledger copies on its next write). O(1).
    * @returns The known workers by uid.

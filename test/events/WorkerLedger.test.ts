@@ -75,6 +75,22 @@ describe('WorkerLedger', () => {
     assert.deepEqual(brief(ledger.reconcile(snapshot(w1))), []);
   });
 
+  it('forEach: visits each known worker once, its latest version, in first-added order, with the worker alone', () => {
+    const ledger = new WorkerLedger();
+    ledger.put(w2);
+    ledger.put(w1);
+    ledger.put(w3);
+    ledger.put(w1b);
+    ledger.drop(w3.uid);
+    const seen: unknown[][] = [];
+    ledger.forEach((...args: unknown[]) => seen.push(args));
+    assert.deepEqual(seen, [[w2], [w1b]]);
+    assert.deepEqual(
+      seen.map(([worker]) => worker),
+      [...ledger.values()],
+    );
+  });
+
   it('snapshot: never mutated by later writes (copy on write), and adopted snapshots are not mutated either', () => {
     const ledger = new WorkerLedger();
     ledger.put(w1);

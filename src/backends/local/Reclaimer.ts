@@ -102,8 +102,12 @@ export class Reclaimer {
     if (sweepAll) {
       this.#lastSweep = now;
       this.#aliveAt.clear();
-      for (const worker of this.#ledger.values())
-        if ((pid = this.#dead(worker, now, period)) > 0) (dead ??= []).push({ uid: worker.uid, pid });
+      const found: { uid: string; pid: number }[] = [];
+      this.#ledger.forEach((worker) => {
+        const gone = this.#dead(worker, now, period);
+        if (gone > 0) found.push({ uid: worker.uid, pid: gone });
+      });
+      if (found.length > 0) dead = found;
     } else {
       for (const entry of fresh) {
         const worker = this.#ledger.get(entry.uid);
