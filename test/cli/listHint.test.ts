@@ -41,7 +41,9 @@ describe('woolrx list on a namespace that does not exist (local)', () => {
         'the namespace is found by its notification folder and segment',
       );
 
-      const typo = `${namespace.slice(0, -2)}${namespace.at(-1)}${namespace.at(-2)}`;
+      // One character changed, never to itself (swapping the last two was
+      // no typo when they were equal: one run in 36).
+      const typo = `${namespace.slice(0, -1)}${namespace.endsWith('z') ? 'y' : 'z'}`;
       const close = await list(['-n', typo]);
       assert.equal(close.code, 0);
       assert.equal(close.out, 'UID  ADDRESS  PID  VERSION  TAGS  EXTRA\n0 workers\n');
