@@ -221,17 +221,6 @@ export class NotifyWatcher {
     if (this.#timer !== undefined) clearInterval(this.#timer);
   }
 
-  /**
-   * A directory event: scans at once, in the watcher's callback — a
-   * publisher touches the file only once its change is written, so there
-   * is nothing to wait for — unless a scan is already due this turn (it
-   * will see this event too).
-   */
-  #now(): void {
-    if (this.#scheduled || this.#closed) return;
-    this.#scan();
-  }
-
   readonly #onImmediate = (): void => {
     this.#scheduled = false;
     if (!this.#closed) this.#scan();
@@ -251,7 +240,7 @@ export class NotifyWatcher {
       } else if (type === 'rename') {
         this.#dirChanged = true;
       }
-      this.#now();
+      this.schedule();
     });
     this.#dirWatcher.on('error', () => {
       this.#dirChanged = true;
