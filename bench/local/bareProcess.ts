@@ -16,7 +16,10 @@
 // temp directory, like wool's), argv[4]: the notification file, argv[5]:
 // adds to make, argv[6]: the capacity, argv[7]: this publisher's first slot,
 // argv[8]: untimed adds first (into the slots after its `count`), argv[9]:
-// empty for the bulk floor, or `lone:<warm-up>` for the lone-add floor (see
+// empty for the bulk floor, `retry` for the bulk floor whose publishers
+// retry a busy lock as a woolrx publisher does (next turns of the event
+// loop, then backoff sleeps) instead of waiting for it in the kernel, or
+// `lone:<warm-up>` for the lone-add floor (see
 // benchLocalFloor in bench.ts): then `run` makes `<warm-up>` untimed adds
 // (into the slots after its `count`), then its `count` timed ones, each a
 // lone add (1 ms apart, as the latency row paces woolrx's: the lock taken
@@ -40,7 +43,8 @@
 // in the trace), and exits.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
+import { retryDelay } from '../../src/discovery/retryDelay.js';
 import { flock, ofdlock } from '../../src/backends/local/lock/flockAddon.js';
 import { emptyYoungGeneration } from './emptyYoungGeneration.js';
 import {
@@ -64,6 +68,8 @@ const [
 ] = process.argv.slice(2);
 /** The lone-add floor's untimed adds, or `undefined` for the bulk floor. */
 const lone = modeArg.startsWith('lone:') ? Number(modeArg.slice(5)) : undefined;
+/** The bulk floor's waiters retry a busy lock (`retry`), instead of waiting for it in the kernel. */
+const retrying = modeArg === 'retry';
 const warmup = Number(warmupArg);
 const count = Number(countArg);
 const capacity = Number(capacityArg);
@@ -115,7 +121,48 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
 type Ending = 'rule' | 'keep' | 'release';
 
 /** One add: the woolrx publisher's system calls, in its order. */
-function add(i: number, ending: Ending = 'rule'): void {
+/**
+ * Before the lock is taken afresh: held LOCK_HOLD_MS in a row, it is left
+ * free LOCK_PAUSE_MS first.
+ * @returns Whether this is a burst (taken again right after letting it go).
+ */
+function pauseBeforeTaking(): boolean {
+  const now = performance.now();
+  let burst = now - releasedAt <= LOCK_BURST_GAP_MS;
+  if (now - releasedAt > LOCK_RETAKE_GAP_MS) holdingSince = now;
+  if (now - holdingSince >= LOCK_HOLD_MS) {
+    Atomics.wait(pause, 0, 0, LOCK_PAUSE_MS);
+    holdingSince = performance.now();
+    burst = false;
+  }
+  return burst;
+}
+
+/**
+ * woolrx's lock taken afresh as a Node.js process that must not block its
+ * event loop can (the `retry` mode): tried, then, saying it waits, tried
+ * again on the next turns of the loop a few times, then after 1, 2, 4 ...
+ * 20 ms (woolrx's policy: acquireOne in namespaceLock.ts).
+ * @returns Whether this is a burst (see pauseBeforeTaking).
+ */
+async function takeRetrying(): Promise<boolean> {
+  const burst = pauseBeforeTaking();
+  let announced = false;
+  for (let attempt = 0; !flock(rx, 'exnb'); attempt += 1) {
+    if (!announced) ofdlock(rx, 'share', WAITING_BYTE);
+    announced = true;
+    if (attempt < 8) await yieldToLoop();
+    else await sleep(retryDelay(attempt - 8, 1, 20));
+  }
+  if (announced) ofdlock(rx, 'release', WAITING_BYTE);
+  return burst;
+}
+
+/**
+ * @param afresh When woolrx's lock was just taken by takeRetrying: whether
+ * this is a burst (the add then takes only wool's lock).
+ */
+function add(i: number, ending: Ending = 'rule', afresh?: boolean): void {
   const slot = first + i;
   uid.writeUInt32LE(process.pid, 0);
   uid.writeUInt32LE(slot + 1, 4);
@@ -123,23 +170,18 @@ function add(i: number, ending: Ending = 'rule'): void {
   record.writeUInt32LE(slot, 32);
   let burst = kept;
   if (!kept) {
-    // A burst: taken again right after letting it go. Held LOCK_HOLD_MS in
-    // a row: left free LOCK_PAUSE_MS first.
-    const now = performance.now();
-    burst = now - releasedAt <= LOCK_BURST_GAP_MS;
-    if (now - releasedAt > LOCK_RETAKE_GAP_MS) holdingSince = now;
-    if (now - holdingSince >= LOCK_HOLD_MS) {
-      Atomics.wait(pause, 0, 0, LOCK_PAUSE_MS);
-      holdingSince = performance.now();
-      burst = false;
-    }
-    // woolrx's lock, then wool's, each path re-checked once locked; a busy
-    // lock is waited for in the kernel (best case: the waiter runs the
-    // moment it is free, and burns no CPU meanwhile), saying it waits.
-    if (!flock(rx, 'exnb')) {
-      ofdlock(rx, 'share', WAITING_BYTE);
-      flock(rx, 'ex');
-      ofdlock(rx, 'release', WAITING_BYTE);
+    if (afresh !== undefined) {
+      burst = afresh;
+    } else {
+      burst = pauseBeforeTaking();
+      // woolrx's lock, then wool's, each path re-checked once locked; a busy
+      // lock is waited for in the kernel (best case: the waiter runs the
+      // moment it is free, and burns no CPU meanwhile), saying it waits.
+      if (!flock(rx, 'exnb')) {
+        ofdlock(rx, 'share', WAITING_BYTE);
+        flock(rx, 'ex');
+        ofdlock(rx, 'release', WAITING_BYTE);
+      }
     }
     statSync(rxLock);
     flock(wool, 'ex');
@@ -239,13 +281,22 @@ process.on('message', (message: { op: string }) => {
     void runLone(lone);
     return;
   }
+  void runBulk();
+});
+
+/** The bulk floor's run: `count` adds back to back, a busy lock waited for in the kernel or by retrying. */
+async function runBulk(): Promise<void> {
   const cpu = process.cpuUsage();
-  for (let i = 0; i < count; i += 1) add(i);
+  if (retrying) {
+    for (let i = 0; i < count; i += 1) add(i, 'rule', kept ? undefined : await takeRetrying());
+  } else {
+    for (let i = 0; i < count; i += 1) add(i);
+  }
   if (kept) release();
   const used = process.cpuUsage(cpu);
   process.send?.({ published: process.hrtime.bigint().toString(), cpu_us: used.user + used.system });
   process.disconnect();
-});
+}
 (globalThis as { gc?: () => void }).gc?.();
 process.send?.({ ready: true });
 

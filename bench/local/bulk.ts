@@ -156,13 +156,18 @@ export interface LocalBulkFloorRun {
  * new records, the head again, their slots; more than the ring behind: the
  * slot table and the blocks not seen). The floor is the start signal → the
  * bare subscriber has read the last change, as the row's is the start →
- * the subscriber's last event.
- * @param opts `publishers`: processes; `perPublisher`: adds each.
+ * the subscriber's last event. With `wait: 'retry'` the bare publishers
+ * retry a busy lock as a woolrx publisher must, not blocking its event
+ * loop (next turns of the loop, then backoff sleeps), instead of waiting
+ * for it in the kernel.
+ * @param opts `publishers`: processes; `perPublisher`: adds each; `wait`: how a busy lock is waited for.
  * @returns The times, and the CPU used.
  */
 export async function benchLocalBulkFloor(opts: {
   publishers: number;
   perPublisher: number;
+  /** `kernel` (default): a busy lock is waited for in `flock(2)`; `retry`: retried as a woolrx publisher does. */
+  wait?: 'kernel' | 'retry';
 }): Promise<LocalBulkFloorRun> {
   const stride = opts.perPublisher + BARE_WARMUP;
   const capacity = opts.publishers * stride;
@@ -179,7 +184,7 @@ export async function benchLocalBulkFloor(opts: {
         String(capacity),
         String(p * stride),
         String(BARE_WARMUP),
-        '',
+        opts.wait === 'retry' ? 'retry' : '',
         String(total),
       ],
       ['--import', 'tsx', '--expose-gc'],
