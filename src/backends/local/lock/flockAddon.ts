@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeRequire } from '../../nodeRequire.js';
 import { FlockUnavailableError } from './FlockUnavailableError.js';
+import { libcFlavour } from './libcFlavour.js';
 
 /** The operations of `flock(2)`, as `FileLock` and `Journal` use them (Linux values). */
 export type FlockOperation = 'sh' | 'ex' | 'shnb' | 'exnb' | 'un';
@@ -34,27 +35,6 @@ interface NativeFlock {
 const SHIPPED = 'linux-x64 (glibc, musl), linux-arm64 (glibc)';
 
 let native: NativeFlock | undefined;
-
-/** `process.report` with `excludeNetwork` (Node ≥ 20.13; not in @types/node 20). */
-type ProcessReport = typeof process.report & { excludeNetwork?: boolean };
-
-/** `glibc` or `musl` (a Node built against glibc reports the glibc version it runs on). */
-function libc(): 'glibc' | 'musl' {
-  // Without excludeNetwork the report looks up the host name of every open
-  // socket's peer, synchronously on this thread: where no DNS server answers
-  // (a container, a network namespace) that blocks the process for the
-  // resolver's timeouts, per socket — e.g. a relay holding an etcd
-  // connection, loading the addon when it leaves a namespace.
-  const report = process.report as ProcessReport;
-  const excluded = report.excludeNetwork;
-  report.excludeNetwork = true;
-  try {
-    const header = (report.getReport() as { header?: { glibcVersionRuntime?: string } }).header;
-    return header?.glibcVersionRuntime === undefined ? 'musl' : 'glibc';
-  } finally {
-    report.excludeNetwork = excluded ?? false;
-  }
-}
 
 function isWoolrxRoot(dir: string): boolean {
   const file = join(dir, 'package.json');
@@ -91,7 +71,7 @@ function packageRoot(): string | undefined {
 function load(): NativeFlock {
   if (native !== undefined) return native;
   const platform = `${process.platform}-${process.arch}`;
-  const flavour = process.platform === 'linux' ? libc() : 'glibc';
+  const flavour = process.platform === 'linux' ? libcFlavour() : 'glibc';
   const label = `${platform} (${flavour})`;
   const root = packageRoot();
   if (root === undefined) {
