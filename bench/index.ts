@@ -256,12 +256,18 @@ async function runLocalBulk(): Promise<Record<string, unknown>> {
     const floor = spread(floors.map((r) => r.seen_ms));
     const floorPublished = spread(floors.map((r) => r.published_ms));
     const subscriberCpu = spread(floors.map((r) => r.subscriber_cpu_us_per_change));
+    const rowSubscriberCpu = spread(runs.map((r) => r.subscriber_cpu_us_per_change));
     const ratios = spread(runs.map((r, i) => r.seen_ms / (floors[i]?.seen_ms ?? NaN)));
     printTable(
       `local: bulk publish, ${publishers} publisher process${publishers > 1 ? 'es' : ''} × ${perPublisher} sequential awaited publish(), a subscriber in another process sees all (${runsArg} runs, each followed by a floor run)`,
       [
         { name: `until the subscriber saw all, median (${range(seen)})`, value: seen.median, unit: 'ms' },
         { name: `until the last publish resolved, median (${range(published)})`, value: published.median, unit: 'ms' },
+        {
+          name: `the subscriber's CPU per change (${range(rowSubscriberCpu, 1)})`,
+          value: rowSubscriberCpu.median,
+          unit: 'µs',
+        },
         {
           name: `floor: the same adds' system calls, bare (bench/local/bareProcess.ts), until a bare subscriber read every change (bench/local/bareSubscriberProcess.ts), median (${range(floor)})`,
           value: floor.median,
@@ -334,6 +340,7 @@ async function runLocalBulk(): Promise<Record<string, unknown>> {
     }
     bulk[`${key}_seen_ms`] = runs.map((r) => Math.round(r.seen_ms));
     bulk[`${key}_published_ms`] = runs.map((r) => Math.round(r.published_ms));
+    bulk[`${key}_subscriber_cpu_us_per_change`] = runs.map((r) => Math.round(r.subscriber_cpu_us_per_change * 10) / 10);
     bulk[`${key}_floor_ms`] = floors.map((r) => Math.round(r.published_ms));
     bulk[`${key}_floor_seen_ms`] = floors.map((r) => Math.round(r.seen_ms));
     bulk[`${key}_floor_subscriber_cpu_us_per_change`] = floors.map(

@@ -34,6 +34,8 @@ export interface LocalBulkRun {
   seen_ms: number;
   /** Start signal → the last publish resolved (the slowest publisher), ms. */
   published_ms: number;
+  /** CPU the subscriber used from the start signal to its last event, per change, µs. */
+  subscriber_cpu_us_per_change: number;
 }
 
 /** Result of one {@link benchLocalMemory} run. */
@@ -107,11 +109,18 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
     );
     await subscriber.next('done');
     subscriber.child.send({ op: 'report' });
-    const { arrivals } = (await subscriber.next('arrivals')) as { arrivals: [string, string][] };
+    const { arrivals, cpuUs } = (await subscriber.next('arrivals')) as {
+      arrivals: [string, string][];
+      cpuUs: number;
+    };
     if (arrivals.length !== total) throw new Error(`the subscriber saw ${arrivals.length} of ${total} workers`);
     const last = arrivals.reduce((max, [, t]) => (BigInt(t) > max ? BigInt(t) : max), 0n);
     const lastPublished = published.reduce((max, t) => (t > max ? t : max), 0n);
-    return { seen_ms: Number(last - start) / 1e6, published_ms: Number(lastPublished - start) / 1e6 };
+    return {
+      seen_ms: Number(last - start) / 1e6,
+      published_ms: Number(lastPublished - start) / 1e6,
+      subscriber_cpu_us_per_change: cpuUs / total,
+    };
   } finally {
     // The subscriber leaves first: it need not watch the withdrawals.
     subscriber.child.send({ op: 'stop' });
