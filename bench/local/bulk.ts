@@ -6,7 +6,10 @@
  *   the next, into one fresh namespace, while a subscriber in another
  *   process watches; the figure is the time from the start signal to the
  *   subscriber's `worker-added` of the last worker (CLOCK_MONOTONIC on both
- *   sides), and the time until the last publish resolved.
+ *   sides), and the time until the last publish resolved. Each publisher
+ *   first publishes and withdraws 200 workers, untimed, as each bare
+ *   publisher of the floor makes 200 untimed adds: both timed phases start
+ *   with the namespace made, the addon loaded and the code run before.
  * - {@link benchLocalMemory}: a subscriber process (plain Node.js, the built
  *   package) subscribing to a namespace where `workers` workers are
  *   registered: its RSS once synced, after a full GC, and before
@@ -80,6 +83,9 @@ const TSX = [
   ...(process.env['WOOLRX_BENCH_PROF'] === 'bulk' ? ['--cpu-prof', '--cpu-prof-dir=bench-profiles'] : []),
 ];
 
+/** Untimed adds each publisher makes first: a bare one (bareProcess.ts); a woolrx one publishes and withdraws them. */
+const BARE_WARMUP = 200;
+
 function exited(proc: ChildProcess): Promise<unknown> {
   return new Promise((resolve) =>
     proc.exitCode !== null || proc.signalCode !== null ? resolve(null) : proc.once('exit', resolve),
@@ -94,12 +100,17 @@ function exited(proc: ChildProcess): Promise<unknown> {
 export async function benchLocalBulk(opts: { publishers: number; perPublisher: number }): Promise<LocalBulkRun> {
   const namespace = `woolrx-bench-bulk-${process.pid}-${randomUUID().slice(0, 8)}`;
   const total = opts.publishers * opts.perPublisher;
-  const subscriber = child('subscriberProcess.ts', [namespace, String(total), '0'], TSX);
+  // Each publisher first publishes and withdraws as many workers as a bare
+  // one makes untimed adds; the subscriber starts once they are done (it
+  // need not see them).
   const publishers = Array.from({ length: opts.publishers }, () =>
-    child('bulkPublisherProcess.ts', [namespace, String(opts.perPublisher), String(total)], TSX),
+    child('bulkPublisherProcess.ts', [namespace, String(opts.perPublisher), String(total), String(BARE_WARMUP)], TSX),
   );
+  let subscriber: ReturnType<typeof child> | undefined;
   try {
-    await Promise.all([subscriber.next('ready'), ...publishers.map((p) => p.next('ready'))]);
+    await Promise.all(publishers.map((p) => p.next('ready')));
+    subscriber = child('subscriberProcess.ts', [namespace, String(total), '0'], TSX);
+    await subscriber.next('ready');
     subscriber.child.send({ op: 'start' });
     await subscriber.next('started');
     const start = process.hrtime.bigint();
@@ -123,16 +134,15 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
     };
   } finally {
     // The subscriber leaves first: it need not watch the withdrawals.
-    subscriber.child.send({ op: 'stop' });
-    await exited(subscriber.child);
+    if (subscriber !== undefined) {
+      subscriber.child.send({ op: 'stop' });
+      await exited(subscriber.child);
+    }
     for (const p of publishers) p.child.send({ op: 'stop' });
     await Promise.all(publishers.map((p) => p.next('stopped').catch(() => undefined)));
     await Promise.all(publishers.map((p) => exited(p.child)));
   }
 }
-
-/** Untimed adds each bare publisher makes first (see bareProcess.ts). */
-const BARE_WARMUP = 200;
 
 /** Result of one {@link benchLocalBulkFloor} run. */
 export interface LocalBulkFloorRun {
