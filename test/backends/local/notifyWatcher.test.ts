@@ -1,6 +1,6 @@
 // NotifyWatcher: real inotify watches on a real notification directory.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { localNames } from '../../../src/backends/local/names/localNames.js';
@@ -80,6 +80,28 @@ describe('NotifyWatcher', () => {
       closeNotify(names);
       touchNotify(names);
       await waitFor(() => scans() > before, 'a scan from the new directory');
+    } finally {
+      done();
+    }
+  });
+
+  it('follows its directory removed and made again, even under the same inode number (ext4 reuses them at once)', async () => {
+    const { names, watcher, scans, done } = setup();
+    try {
+      watcher.start();
+      const ino = statSync(names.notifyDir).ino;
+      // The last one out removes the directory; the next publisher makes it again.
+      rmSync(names.notifyDir, { recursive: true });
+      mkdirSync(names.notifyDir);
+      const reused = statSync(names.notifyDir).ino === ino;
+      await waitFor(() => watcher.take().dirChanged, 'the removal seen');
+      assert.equal(watcher.recheckDir(), true, `watched again (inode ${reused ? 'reused' : 'new'})`);
+      await sleep(20);
+      watcher.take();
+      const before = scans();
+      closeNotify(names);
+      touchNotify(names);
+      await waitFor(() => scans() > before && watcher.take().events > 0, 'a notification from the new directory');
     } finally {
       done();
     }

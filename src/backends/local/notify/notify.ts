@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, writeSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { basename } from 'node:path';
 import { ensureSafeDir, openSafe } from '../safe-fs/safeFs.js';
 import type { LocalNames } from '../names/localNames.js';
 
@@ -149,6 +150,12 @@ export class NotifyWatcher {
   #dirWatcher: FSWatcher | undefined;
   #fileWatcher: FSWatcher | undefined;
   #dirIno = -1;
+  /**
+   * The watched directory itself was removed (or moved): its watch is dead,
+   * whatever inode the path has now — a file system such as ext4 gives a
+   * directory made again right away the inode number just freed.
+   */
+  #dirGone = false;
   #timer: NodeJS.Timeout | undefined;
 
   /**
@@ -206,7 +213,9 @@ export class NotifyWatcher {
    */
   recheckDir(): boolean {
     this.#dirChanged = false;
-    if (statSync(this.#names.notifyDir, { throwIfNoEntry: false })?.ino === this.#dirIno) return false;
+    if (!this.#dirGone && statSync(this.#names.notifyDir, { throwIfNoEntry: false })?.ino === this.#dirIno) {
+      return false;
+    }
     this.#watchDir();
     return true;
   }
@@ -230,6 +239,8 @@ export class NotifyWatcher {
     ensureNotifyDir(this.#names);
     release(this.#dirWatcher);
     this.#dirIno = statSync(this.#names.notifyDir).ino;
+    this.#dirGone = false;
+    const self = basename(this.#names.notifyDir);
     this.#dirWatcher = watch(this.#names.notifyDir, { persistent: true }, (type, filename) => {
       if (filename === 'notify') {
         this.#events += 1;
@@ -239,6 +250,8 @@ export class NotifyWatcher {
         }
       } else if (type === 'rename') {
         this.#dirChanged = true;
+        // The directory's own removal is reported under its own name.
+        if (filename === self) this.#dirGone = true;
       }
       this.schedule();
     });
