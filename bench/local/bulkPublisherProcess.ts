@@ -7,23 +7,12 @@
 // loaded and the code run before.
 // Talks to the parent over IPC: `ready`, then `{ op: 'run' }` → `published`
 // (the CLOCK_MONOTONIC time the last publish resolved), `{ op: 'stop' }`.
-import { randomUUID } from 'node:crypto';
 import { localDiscovery } from '../../src/backends/local/index.js';
-import { workerInfo } from '../../src/model/workerInfo.js';
+import { benchWorker } from './benchWorker.js';
 
 const [namespace = '', countArg = '0', capacityArg = '0', warmupArg = '0'] = process.argv.slice(2);
 const count = Number(countArg);
 const publisher = localDiscovery(namespace, { capacity: Number(capacityArg), pollInterval: false }).publisher();
-
-function benchWorker(i: number): ReturnType<typeof workerInfo> {
-  return workerInfo({
-    uid: randomUUID(),
-    address: `127.0.0.1:${10_000 + (i % 50_000)}`,
-    pid: process.pid,
-    version: '1.0.0',
-    tags: ['bench'],
-  });
-}
 
 process.on('message', (message: { op: string }) => {
   void (async () => {

@@ -1,10 +1,9 @@
 // Bench child: registers workers one by one, recording the CLOCK_MONOTONIC
 // time just before each publish, paced so that each add is measured on its
 // own. argv[2]: namespace, argv[3]: workers, argv[4]: gap between adds in ms.
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { localDiscovery } from '../../src/backends/local/index.js';
-import { workerInfo } from '../../src/model/workerInfo.js';
+import { benchWorker } from './benchWorker.js';
 import { emptyYoungGeneration } from './emptyYoungGeneration.js';
 import { gcCounter } from './gcCounter.js';
 
@@ -13,17 +12,6 @@ const count = Number(countArg);
 const gap = Number(gapArg);
 const gcs = gcCounter();
 const publisher = localDiscovery(namespace, { capacity: count, pollInterval: false }).publisher();
-
-/** The i-th worker of a phase: every phase registers workers of this one shape. */
-function benchWorker(i: number): ReturnType<typeof workerInfo> {
-  return workerInfo({
-    uid: randomUUID(),
-    address: `127.0.0.1:${10_000 + (i % 50_000)}`,
-    pid: process.pid,
-    version: '1.0.0',
-    tags: ['bench'],
-  });
-}
 
 process.on('message', (message: { op: string; rounds?: number; size?: number }) => {
   void (async () => {
