@@ -84,7 +84,7 @@ const TSX = [
 ];
 
 /** Untimed adds each publisher makes first: a bare one (bareProcess.ts); a woolrx one publishes and withdraws them. */
-const BARE_WARMUP = 200;
+const WARMUP_ADDS = 200;
 
 function exited(proc: ChildProcess): Promise<unknown> {
   return new Promise((resolve) =>
@@ -104,7 +104,7 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
   // one makes untimed adds; the subscriber starts once they are done (it
   // need not see them).
   const publishers = Array.from({ length: opts.publishers }, () =>
-    child('bulkPublisherProcess.ts', [namespace, String(opts.perPublisher), String(total), String(BARE_WARMUP)], TSX),
+    child('bulkPublisherProcess.ts', [namespace, String(opts.perPublisher), String(total), String(WARMUP_ADDS)], TSX),
   );
   let subscriber: ReturnType<typeof child> | undefined;
   try {
@@ -188,7 +188,7 @@ export async function benchLocalBulkFloor(opts: {
   /** `kernel` (default): a busy lock is waited for in `flock(2)`; `retry`: retried as a woolrx publisher does. */
   wait?: 'kernel' | 'retry';
 }): Promise<LocalBulkFloorRun> {
-  const stride = opts.perPublisher + BARE_WARMUP;
+  const stride = opts.perPublisher + WARMUP_ADDS;
   const capacity = opts.publishers * stride;
   const total = opts.publishers * opts.perPublisher;
   const ns = bareNamespace(capacity);
@@ -202,7 +202,7 @@ export async function benchLocalBulkFloor(opts: {
         String(opts.perPublisher),
         String(capacity),
         String(p * stride),
-        String(BARE_WARMUP),
+        String(WARMUP_ADDS),
         opts.wait === 'retry' ? 'retry' : '',
         String(total),
       ],
