@@ -118,6 +118,44 @@ describe('BlockReader', () => {
     reader.close(entry);
   });
 
+  it('unchanged(): a block never opened whose bytes are known is opened and compared, its descriptor kept', () => {
+    const reader = new BlockReader(dir, 1);
+    const w = makeWorker();
+    const record = recordOf(encodeWorker(w));
+    const path = writeBlockFile(w.uid, record);
+    const entry = BlockReader.handle(w.uid);
+    assert.equal(reader.unchanged(entry, record), true, 'the bytes a journal record gave');
+    assert.notEqual(entry.fd, undefined, 'opened, and kept');
+    assert.equal(entry.size, 1024, 'its size learnt at open');
+    assert.equal(reader.openCount, 1);
+
+    const other = makeWorker();
+    const otherRecord = recordOf(encodeWorker(other));
+    writeBlockFile(other.uid, otherRecord);
+    const second = BlockReader.handle(other.uid);
+    assert.equal(reader.unchanged(second, otherRecord), false, 'no descriptor to spare: left to a full read');
+    assert.equal(second.fd, undefined);
+    assert.equal(second.size, 0, 'not opened at all');
+
+    const stale = makeWorker();
+    writeBlockFile(stale.uid, recordOf(encodeWorker({ ...stale, version: '2' })));
+    const third = BlockReader.handle(stale.uid);
+    reader.close(entry);
+    assert.equal(reader.unchanged(third, recordOf(encodeWorker(stale))), false, 'the block holds newer bytes');
+    assert.notEqual(third.fd, undefined, 'opened all the same: the full read that follows reuses it');
+    reader.close(third);
+
+    const missing = BlockReader.handle(makeWorker().uid);
+    assert.equal(reader.unchanged(missing, record), false, 'no block: the full read reports it');
+    assert.equal(missing.fd, undefined);
+    assert.equal(reader.openCount, 0);
+
+    // Re-created since it was opened (a new registration): read whole, not opened and compared.
+    assert.equal(reader.unchanged(entry, record), false, 'size known, descriptor closed: a full read is due');
+    assert.equal(entry.fd, undefined);
+    unlinkSync(path);
+  });
+
   it('keeps at most maxOpen descriptors; beyond, blocks are opened per read', () => {
     const reader = new BlockReader(dir, 2);
     const entries: BlockHandle[] = [];

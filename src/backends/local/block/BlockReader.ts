@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { blockPath, LENGTH_PREFIX, MAX_READ_BLOCK, readRegistrantMark } from './blockFile.js';
-import { openSafe } from '../safe-fs/safeFs.js';
+import { openSafe, type SafeFile } from '../safe-fs/safeFs.js';
 import { UnsafeObjectError } from '../safe-fs/UnsafeObjectError.js';
 
 /** Scratch buffers kept between reads; a larger (still bounded) block is read into buffers not kept. */
@@ -110,16 +110,64 @@ export class BlockReader {
    * Whether the block still holds exactly the bytes last taken: one read. A
    * block unlinked and re-created under the same name (wool: a drop and a
    * re-add) is a new file: its descriptor is closed so the next read
-   * re-opens it by name.
+   * re-opens it by name. A block never opened yet whose bytes are known
+   * already (from a journal record) is opened here and compared the same
+   * way: bytes equal to a stable record are not a torn read, so one read
+   * does, not the two (and a copy) of {@link BlockReader.read}.
    * @param bytes The record last taken from it, if any.
    * @returns `true` when unchanged.
    */
   unchanged(block: BlockHandle, bytes: Buffer | undefined): boolean {
     if (block.fd !== undefined && fstatSync(block.fd).nlink === 0) this.close(block);
-    if (block.fd === undefined || bytes === undefined) return false;
+    if (bytes === undefined) return false;
+    // Never opened (size unknown), and a descriptor to spare: opened now. A
+    // block re-created since its last read is read whole instead (a new
+    // registration: its registrant mark is read again).
+    if (block.fd === undefined && (block.size !== 0 || this.#open >= this.#maxOpen || !this.#keepOpen(block))) {
+      return false;
+    }
+    const fd = block.fd;
+    if (fd === undefined) return false;
     this.#grow(bytes.length);
-    const n = readSync(block.fd, this.#a, 0, bytes.length, 0);
+    const n = readSync(fd, this.#a, 0, bytes.length, 0);
     return n === bytes.length && this.#a.compare(bytes, 0, n, 0, n) === 0;
+  }
+
+  /**
+   * Opens a block never opened yet and keeps its descriptor (the caller
+   * checked there is one to spare).
+   * @returns Whether it is open now: `false` when it cannot be read as it
+   * is (missing, unsafe, too large), which {@link BlockReader.read} reports.
+   */
+  #keepOpen(block: BlockHandle): boolean {
+    const opened = this.#openBlock(block);
+    if (typeof opened !== 'number') return false;
+    block.fd = opened;
+    this.#open += 1;
+    return true;
+  }
+
+  /**
+   * Opens a block by name, checked once, at open (never per event): no
+   * symbolic link followed, no block of another user or writable by others;
+   * its size, from the same fstat, bounds every read of it (`size` set).
+   * @returns The descriptor, or why the block cannot be read.
+   */
+  #openBlock(entry: BlockHandle): number | BlockRead {
+    let opened: SafeFile;
+    try {
+      opened = openSafe(this.path(entry), constants.O_RDONLY);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return MISSING;
+      if (error instanceof UnsafeObjectError) return { kind: 'unsafe', error };
+      throw error;
+    }
+    entry.size = opened.stats.size;
+    if (entry.size > this.#maxBlock) {
+      closeSync(opened.fd);
+      return { kind: 'too-large', size: entry.size };
+    }
+    return opened.fd;
   }
 
   /**
@@ -130,24 +178,9 @@ export class BlockReader {
     let fd = entry.fd;
     let transient = false;
     if (fd === undefined) {
-      // Checked once, at open (never per event): no symbolic link followed,
-      // no block of another user or writable by others; its size, from the
-      // same fstat, bounds every read of it.
-      let size: number;
-      try {
-        const opened = openSafe(this.path(entry), constants.O_RDONLY);
-        fd = opened.fd;
-        size = opened.stats.size;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return MISSING;
-        if (error instanceof UnsafeObjectError) return { kind: 'unsafe', error };
-        throw error;
-      }
-      entry.size = size;
-      if (size > this.#maxBlock) {
-        closeSync(fd);
-        return { kind: 'too-large', size };
-      }
+      const opened = this.#openBlock(entry);
+      if (typeof opened !== 'number') return opened;
+      fd = opened;
       if (this.#open < this.#maxOpen) {
         entry.fd = fd;
         this.#open += 1;
