@@ -257,6 +257,10 @@ async function runLocalBulk(): Promise<Record<string, unknown>> {
     const floorPublished = spread(floors.map((r) => r.published_ms));
     const subscriberCpu = spread(floors.map((r) => r.subscriber_cpu_us_per_change));
     const rowSubscriberCpu = spread(runs.map((r) => r.subscriber_cpu_us_per_change));
+    const publisherCpu = spread(runs.map((r) => r.publisher_cpu_us_per_add));
+    const publisherMain = spread(runs.map((r) => r.publisher_main_cpu_us_per_add));
+    const floorCpu = spread(floors.map((r) => r.cpu_us_per_add));
+    const floorMain = spread(floors.map((r) => r.main_cpu_us_per_add));
     const ratios = spread(runs.map((r, i) => r.seen_ms / (floors[i]?.seen_ms ?? NaN)));
     printTable(
       `local: bulk publish, ${publishers} publisher process${publishers > 1 ? 'es' : ''} × ${perPublisher} sequential awaited publish(), a subscriber in another process sees all (${runsArg} runs, each followed by a floor run)`,
@@ -266,6 +270,16 @@ async function runLocalBulk(): Promise<Record<string, unknown>> {
         {
           name: `the subscriber's CPU per change (${range(rowSubscriberCpu, 1)})`,
           value: rowSubscriberCpu.median,
+          unit: 'µs',
+        },
+        {
+          name: `the publishers' CPU per add, every thread (${range(publisherCpu, 1)})`,
+          value: publisherCpu.median,
+          unit: 'µs',
+        },
+        {
+          name: `the publishers' CPU per add, main threads (${range(publisherMain, 1)}; the rest: V8's compiler and GC threads)`,
+          value: publisherMain.median,
           unit: 'µs',
         },
         {
@@ -279,8 +293,13 @@ async function runLocalBulk(): Promise<Record<string, unknown>> {
           unit: 'ms',
         },
         {
-          name: 'floor: CPU per add, all bare publishers',
-          value: spread(floors.map((r) => r.cpu_us_per_add)).median,
+          name: `floor: CPU per add, all bare publishers, every thread (${range(floorCpu, 1)})`,
+          value: floorCpu.median,
+          unit: 'µs',
+        },
+        {
+          name: `floor: CPU per add, their main threads (${range(floorMain, 1)})`,
+          value: floorMain.median,
           unit: 'µs',
         },
         {
@@ -341,6 +360,11 @@ async function runLocalBulk(): Promise<Record<string, unknown>> {
     bulk[`${key}_seen_ms`] = runs.map((r) => Math.round(r.seen_ms));
     bulk[`${key}_published_ms`] = runs.map((r) => Math.round(r.published_ms));
     bulk[`${key}_subscriber_cpu_us_per_change`] = runs.map((r) => Math.round(r.subscriber_cpu_us_per_change * 10) / 10);
+    const tenths = (x: number): number => Math.round(x * 10) / 10;
+    bulk[`${key}_publisher_cpu_us_per_add`] = runs.map((r) => tenths(r.publisher_cpu_us_per_add));
+    bulk[`${key}_publisher_main_cpu_us_per_add`] = runs.map((r) => tenths(r.publisher_main_cpu_us_per_add));
+    bulk[`${key}_floor_cpu_us_per_add`] = floors.map((r) => tenths(r.cpu_us_per_add));
+    bulk[`${key}_floor_main_cpu_us_per_add`] = floors.map((r) => tenths(r.main_cpu_us_per_add));
     bulk[`${key}_floor_ms`] = floors.map((r) => Math.round(r.published_ms));
     bulk[`${key}_floor_seen_ms`] = floors.map((r) => Math.round(r.seen_ms));
     bulk[`${key}_floor_subscriber_cpu_us_per_change`] = floors.map(

@@ -32,7 +32,8 @@
 // table read under a lock taken afresh, as many as the row's namespace
 // has (default: the capacity; the warm-up's slots are beyond).
 // Talks to the parent over IPC: `ready`, then `{ op: 'run' }` → `published`
-// (CLOCK_MONOTONIC when the last add was done) and the CPU it used; or
+// (CLOCK_MONOTONIC when the last add was done) and the CPU it used (every
+// thread's, and the main thread's); or
 // `{ op: 'add' }` → one add now (by the rule), `added`. Run
 // without IPC (test/bench/bareFloor.test.ts, under strace): makes the
 // warm-up adds, then one add of each kind (see VARIANTS, into the slots
@@ -47,6 +48,7 @@ import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/pr
 import { retryDelay } from '../../src/discovery/retryDelay.js';
 import { flock, ofdlock } from '../../src/backends/local/lock/flockAddon.js';
 import { emptyYoungGeneration } from './emptyYoungGeneration.js';
+import { threadCpuUs } from './threadCpuUs.js';
 import {
   LOCK_BURST_GAP_MS,
   LOCK_HOLD_MS,
@@ -287,6 +289,7 @@ process.on('message', (message: { op: string }) => {
 /** The bulk floor's run: `count` adds back to back, a busy lock waited for in the kernel or by retrying. */
 async function runBulk(): Promise<void> {
   const cpu = process.cpuUsage();
+  const main = threadCpuUs();
   if (retrying) {
     for (let i = 0; i < count; i += 1) add(i, 'rule', kept ? undefined : await takeRetrying());
   } else {
@@ -294,7 +297,11 @@ async function runBulk(): Promise<void> {
   }
   if (kept) release();
   const used = process.cpuUsage(cpu);
-  process.send?.({ published: process.hrtime.bigint().toString(), cpu_us: used.user + used.system });
+  process.send?.({
+    published: process.hrtime.bigint().toString(),
+    cpu_us: used.user + used.system,
+    main_us: threadCpuUs() - main,
+  });
   process.disconnect();
 }
 (globalThis as { gc?: () => void }).gc?.();

@@ -39,6 +39,13 @@ export interface LocalBulkRun {
   published_ms: number;
   /** CPU the subscriber used from the start signal to its last event, per change, µs. */
   subscriber_cpu_us_per_change: number;
+  /** CPU all publishers used in their timed phase, every thread, per add, µs. */
+  publisher_cpu_us_per_add: number;
+  /**
+   * The same, their main threads only, µs: the rest is V8's compiler and
+   * garbage-collector threads (woolrx's code is compiled while it runs).
+   */
+  publisher_main_cpu_us_per_add: number;
 }
 
 /** Result of one {@link benchLocalMemory} run. */
@@ -115,9 +122,8 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
     await subscriber.next('started');
     const start = process.hrtime.bigint();
     for (const p of publishers) p.child.send({ op: 'run' });
-    const published = (await Promise.all(publishers.map((p) => p.next('published')))).map((m) =>
-      BigInt(m['published'] as string),
-    );
+    const done = await Promise.all(publishers.map((p) => p.next('published')));
+    const published = done.map((m) => BigInt(m['published'] as string));
     await subscriber.next('done');
     subscriber.child.send({ op: 'report' });
     const { arrivals, cpuUs } = (await subscriber.next('arrivals')) as {
@@ -131,6 +137,8 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
       seen_ms: Number(last - start) / 1e6,
       published_ms: Number(lastPublished - start) / 1e6,
       subscriber_cpu_us_per_change: cpuUs / total,
+      publisher_cpu_us_per_add: done.reduce((sum, m) => sum + (m['cpu_us'] as number), 0) / total,
+      publisher_main_cpu_us_per_add: done.reduce((sum, m) => sum + (m['main_us'] as number), 0) / total,
     };
   } finally {
     // The subscriber leaves first: it need not watch the withdrawals.
@@ -152,6 +160,8 @@ export interface LocalBulkFloorRun {
   published_ms: number;
   /** CPU all bare publishers used, per add, µs. */
   cpu_us_per_add: number;
+  /** The same, their main threads only, µs. */
+  main_cpu_us_per_add: number;
   /** CPU the bare subscriber used, per change, µs. */
   subscriber_cpu_us_per_change: number;
   /**
@@ -231,11 +241,13 @@ export async function benchLocalBulkFloor(opts: {
       0n,
     );
     const cpu = done.reduce((sum, m) => sum + (m['cpu_us'] as number), 0);
+    const main = done.reduce((sum, m) => sum + (m['main_us'] as number), 0);
     measured = true;
     return {
       seen_ms: Number(BigInt(seen['last'] as string) - start) / 1e6,
       published_ms: Number(last - start) / 1e6,
       cpu_us_per_add: cpu / total,
+      main_cpu_us_per_add: main / total,
       subscriber_cpu_us_per_change: (seen['cpuUs'] as number) / total,
       overruns: seen['overruns'] as number,
     };

@@ -6,9 +6,11 @@
 // that the timed phase starts with the namespace made, the flock addon
 // loaded and the code run before.
 // Talks to the parent over IPC: `ready`, then `{ op: 'run' }` → `published`
-// (the CLOCK_MONOTONIC time the last publish resolved), `{ op: 'stop' }`.
+// (the CLOCK_MONOTONIC time the last publish resolved) with the CPU the run
+// used (`cpu_us`: every thread; `main_us`: the main thread's), `{ op: 'stop' }`.
 import { localDiscovery } from '../../src/backends/local/index.js';
 import { benchWorker } from './benchWorker.js';
+import { threadCpuUs } from './threadCpuUs.js';
 
 const [namespace = '', countArg = '0', capacityArg = '0', warmupArg = '0'] = process.argv.slice(2);
 const count = Number(countArg);
@@ -17,8 +19,15 @@ const publisher = localDiscovery(namespace, { capacity: Number(capacityArg), pol
 process.on('message', (message: { op: string }) => {
   void (async () => {
     if (message.op === 'run') {
+      const cpu = process.cpuUsage();
+      const main = threadCpuUs();
       for (let i = 0; i < count; i += 1) await publisher.publish('worker-added', benchWorker(i));
-      process.send?.({ published: process.hrtime.bigint().toString() });
+      const used = process.cpuUsage(cpu);
+      process.send?.({
+        published: process.hrtime.bigint().toString(),
+        cpu_us: used.user + used.system,
+        main_us: threadCpuUs() - main,
+      });
     } else if (message.op === 'stop') {
       await publisher.close();
       process.send?.({ stopped: true });

@@ -15,6 +15,7 @@ describe('the bulk floor whose publishers retry a busy lock', () => {
     const run = await benchLocalBulkFloor({ publishers: 3, perPublisher: 200, wait: 'retry' });
     assert.ok(run.seen_ms > 0 && run.published_ms > 0, `timed (${JSON.stringify(run)})`);
     assert.ok(run.cpu_us_per_add > 0 && run.subscriber_cpu_us_per_change > 0, 'CPU reported');
+    assert.ok(run.main_cpu_us_per_add > 0, `main threads' CPU reported (${run.main_cpu_us_per_add})`);
     assert.deepEqual({ shm: bare('/dev/shm'), tmp: bare(tmpdir()) }, before, 'its files are removed');
   });
 });
