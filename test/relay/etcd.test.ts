@@ -137,10 +137,17 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
     await toEtcd.until((s) => s.synced && s.relayed === 3, 'local → etcd synced');
     await toLocal.until((s) => s.synced && s.relayed === 2, 'etcd → local synced');
     await waitFor(() => localSeen.workers.size === 5 && etcdSeen.workers.size === 5, 'five workers on each side');
+    // Each relay sees the other's copies through a subscription of its own, which may learn of them
+    // after the recorders did: the quiet period starts once both have reported skipping them.
+    const settled = (relayed: number, skipped: number) => (s: RelayStatusUpdate) =>
+      s.synced && s.pending === 0 && s.relayed === relayed && s.skipped === skipped;
+    await toEtcd.until(settled(3, 2), "local → etcd skipped etcd → local's 2 copies");
+    await toLocal.until(settled(2, 3), "etcd → local skipped local → etcd's 3 copies");
     const events = {
       local: localSeen.events.length,
       etcd: etcdSeen.events.length,
-      relay: toEtcd.items.length + toLocal.items.length,
+      toEtcd: toEtcd.items.length,
+      toLocal: toLocal.items.length,
     };
     await sleep(10_000);
     assert.equal(localSeen.workers.size, 5, 'local: 3 own + 2 relayed from etcd');
@@ -151,7 +158,11 @@ describe('relay between local and etcd', { timeout: 180_000 }, () => {
       `no local event in 10 s: ${JSON.stringify(localSeen.events.slice(events.local).map((e) => e.type))}`,
     );
     assert.equal(etcdSeen.events.length, events.etcd, 'no etcd event in 10 s');
-    assert.equal(toEtcd.items.length + toLocal.items.length, events.relay, 'the relays had nothing to say');
+    assert.deepEqual(
+      { toEtcd: toEtcd.items.slice(events.toEtcd), toLocal: toLocal.items.slice(events.toLocal) },
+      { toEtcd: [], toLocal: [] },
+      'the relays had nothing to say',
+    );
     etcdSeen.assertConsistent();
     // Each side: its own workers unmarked, the other side's marked by the relay that copied them.
     for (const w of localWorkers) {
