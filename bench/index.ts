@@ -359,17 +359,15 @@ async function runLocalBulk(): Promise<Record<string, unknown>> {
     }
     bulk[`${key}_seen_ms`] = runs.map((r) => Math.round(r.seen_ms));
     bulk[`${key}_published_ms`] = runs.map((r) => Math.round(r.published_ms));
-    bulk[`${key}_subscriber_cpu_us_per_change`] = runs.map((r) => Math.round(r.subscriber_cpu_us_per_change * 10) / 10);
     const tenths = (x: number): number => Math.round(x * 10) / 10;
+    bulk[`${key}_subscriber_cpu_us_per_change`] = runs.map((r) => tenths(r.subscriber_cpu_us_per_change));
     bulk[`${key}_publisher_cpu_us_per_add`] = runs.map((r) => tenths(r.publisher_cpu_us_per_add));
     bulk[`${key}_publisher_main_cpu_us_per_add`] = runs.map((r) => tenths(r.publisher_main_cpu_us_per_add));
     bulk[`${key}_floor_cpu_us_per_add`] = floors.map((r) => tenths(r.cpu_us_per_add));
     bulk[`${key}_floor_main_cpu_us_per_add`] = floors.map((r) => tenths(r.main_cpu_us_per_add));
     bulk[`${key}_floor_ms`] = floors.map((r) => Math.round(r.published_ms));
     bulk[`${key}_floor_seen_ms`] = floors.map((r) => Math.round(r.seen_ms));
-    bulk[`${key}_floor_subscriber_cpu_us_per_change`] = floors.map(
-      (r) => Math.round(r.subscriber_cpu_us_per_change * 10) / 10,
-    );
+    bulk[`${key}_floor_subscriber_cpu_us_per_change`] = floors.map((r) => tenths(r.subscriber_cpu_us_per_change));
     bulk[`${key}_ratio`] = runs.map((r, i) => Math.round((r.seen_ms / (floors[i]?.seen_ms ?? NaN)) * 100) / 100);
   }
   return bulk;

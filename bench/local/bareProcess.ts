@@ -122,7 +122,6 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
 /** How an add ends: by the rule (the time bound, then a waiter), or forced (the traced variants). */
 type Ending = 'rule' | 'keep' | 'release';
 
-/** One add: the woolrx publisher's system calls, in its order. */
 /**
  * Before the lock is taken afresh: held LOCK_HOLD_MS in a row, it is left
  * free LOCK_PAUSE_MS first.
@@ -161,6 +160,7 @@ async function takeRetrying(): Promise<boolean> {
 }
 
 /**
+ * One add: the woolrx publisher's system calls, in its order.
  * @param afresh When woolrx's lock was just taken by takeRetrying: whether
  * this is a burst (the add then takes only wool's lock).
  */
