@@ -9,7 +9,8 @@
  *   sides), and the time until the last publish resolved. Each publisher
  *   first publishes and withdraws 200 workers, untimed, as each bare
  *   publisher of the floor makes 200 untimed adds: both timed phases start
- *   with the namespace made, the addon loaded and the code run before.
+ *   with the namespace made, the addon loaded and the code run before (the
+ *   warm 10 × 1,000 row: 2,000 each, row and floor).
  * - {@link benchLocalMemory}: a subscriber process (plain Node.js, the built
  *   package) subscribing to a namespace where `workers` workers are
  *   registered: its RSS once synced, after a full GC, and before
@@ -27,6 +28,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bareNamespace } from './bareNamespace.js';
+import { removeBenchNamespace } from './removeBenchNamespace.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -73,11 +75,15 @@ function child(
     if (index >= 0) waiting.splice(index, 1)[0]?.resolve(message);
     else inbox.push(message);
   });
+  // A message sent to a child that died: its exit rejects what is awaited of it (below).
+  proc.on('error', () => undefined);
   const next = (key: string): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
       const index = inbox.findIndex((m) => key in m);
       if (index >= 0) return resolve(inbox.splice(index, 1)[0] ?? {});
-      proc.once('exit', (code) => reject(new Error(`${script} exited (${code}) before sending ${key}`)));
+      const gone = (): void => reject(new Error(`${script} exited (${proc.exitCode}) before sending ${key}`));
+      if (proc.exitCode !== null || proc.signalCode !== null) return gone();
+      proc.once('exit', gone);
       waiting.push({ key, resolve });
     });
   return { child: proc, next };
@@ -90,8 +96,19 @@ const TSX = [
   ...(process.env['WOOLRX_BENCH_PROF'] === 'bulk' ? ['--cpu-prof', '--cpu-prof-dir=bench-profiles'] : []),
 ];
 
-/** Untimed adds each publisher makes first: a bare one (bareProcess.ts); a woolrx one publishes and withdraws them. */
-const WARMUP_ADDS = 200;
+/**
+ * Untimed adds each publisher makes first, unless told otherwise: a bare
+ * one (bareProcess.ts); a woolrx one publishes and withdraws them.
+ */
+export const WARMUP_ADDS = 200;
+
+/**
+ * The untimed adds of the warm 10 × 1,000 row (the restatement proposed in
+ * docs/backends/local.md): a lone woolrx publisher's V8 still compiles its
+ * publish path for a few thousand adds, and ten fresh ones time it while
+ * compiling.
+ */
+export const WARM_ADDS = 2_000;
 
 function exited(proc: ChildProcess): Promise<unknown> {
   return new Promise((resolve) =>
@@ -101,19 +118,27 @@ function exited(proc: ChildProcess): Promise<unknown> {
 
 /**
  * One bulk-publish measurement (fresh processes, fresh namespace of capacity `publishers × perPublisher`).
- * @param opts `publishers`: publisher processes; `perPublisher`: workers each publishes.
+ * @param opts `publishers`: publisher processes; `perPublisher`: workers each publishes; `warmup`:
+ * workers each publishes and withdraws first, untimed (default {@link WARMUP_ADDS}; no more than
+ * `perPublisher` registered at a time).
  * @returns The times.
  */
-export async function benchLocalBulk(opts: { publishers: number; perPublisher: number }): Promise<LocalBulkRun> {
+export async function benchLocalBulk(opts: {
+  publishers: number;
+  perPublisher: number;
+  warmup?: number;
+}): Promise<LocalBulkRun> {
   const namespace = `woolrx-bench-bulk-${process.pid}-${randomUUID().slice(0, 8)}`;
   const total = opts.publishers * opts.perPublisher;
   // Each publisher first publishes and withdraws as many workers as a bare
   // one makes untimed adds; the subscriber starts once they are done (it
   // need not see them).
+  const warmup = String(opts.warmup ?? WARMUP_ADDS);
   const publishers = Array.from({ length: opts.publishers }, () =>
-    child('bulkPublisherProcess.ts', [namespace, String(opts.perPublisher), String(total), String(WARMUP_ADDS)], TSX),
+    child('bulkPublisherProcess.ts', [namespace, String(opts.perPublisher), String(total), warmup], TSX),
   );
   let subscriber: ReturnType<typeof child> | undefined;
+  let measured = false;
   try {
     await Promise.all(publishers.map((p) => p.next('ready')));
     subscriber = child('subscriberProcess.ts', [namespace, String(total), '0'], TSX);
@@ -133,6 +158,7 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
     if (arrivals.length !== total) throw new Error(`the subscriber saw ${arrivals.length} of ${total} workers`);
     const last = arrivals.reduce((max, [, t]) => (BigInt(t) > max ? BigInt(t) : max), 0n);
     const lastPublished = published.reduce((max, t) => (t > max ? t : max), 0n);
+    measured = true;
     return {
       seen_ms: Number(last - start) / 1e6,
       published_ms: Number(lastPublished - start) / 1e6,
@@ -141,14 +167,23 @@ export async function benchLocalBulk(opts: { publishers: number; perPublisher: n
       publisher_main_cpu_us_per_add: done.reduce((sum, m) => sum + (m['main_us'] as number), 0) / total,
     };
   } finally {
-    // The subscriber leaves first: it need not watch the withdrawals.
-    if (subscriber !== undefined) {
-      subscriber.child.send({ op: 'stop' });
-      await exited(subscriber.child);
+    const children = [...publishers.map((p) => p.child), ...(subscriber === undefined ? [] : [subscriber.child])];
+    if (measured) {
+      // The subscriber leaves first: it need not watch the withdrawals.
+      if (subscriber !== undefined) {
+        subscriber.child.send({ op: 'stop' });
+        await exited(subscriber.child);
+      }
+      for (const p of publishers) p.child.send({ op: 'stop' });
+      await Promise.all(publishers.map((p) => p.next('stopped').catch(() => undefined)));
+      await Promise.all(children.map(exited));
+    } else {
+      // Failed: a child may wait for what will not come, or have died
+      // holding workers; what the namespace holds is removed once all are gone.
+      for (const c of children) c.kill();
+      await Promise.all(children.map(exited));
+      removeBenchNamespace(namespace);
     }
-    for (const p of publishers) p.child.send({ op: 'stop' });
-    await Promise.all(publishers.map((p) => p.next('stopped').catch(() => undefined)));
-    await Promise.all(publishers.map((p) => exited(p.child)));
   }
 }
 
@@ -189,7 +224,8 @@ export interface LocalBulkFloorRun {
  * retry a busy lock as a woolrx publisher must, not blocking its event
  * loop (next turns of the loop, then backoff sleeps), instead of waiting
  * for it in the kernel.
- * @param opts `publishers`: processes; `perPublisher`: adds each; `wait`: how a busy lock is waited for.
+ * @param opts `publishers`: processes; `perPublisher`: adds each; `wait`: how a busy lock is waited for;
+ * `warmup`: untimed adds each makes first (default {@link WARMUP_ADDS}).
  * @returns The times, and the CPU used.
  */
 export async function benchLocalBulkFloor(opts: {
@@ -197,8 +233,10 @@ export async function benchLocalBulkFloor(opts: {
   perPublisher: number;
   /** `kernel` (default): a busy lock is waited for in `flock(2)`; `retry`: retried as a woolrx publisher does. */
   wait?: 'kernel' | 'retry';
+  warmup?: number;
 }): Promise<LocalBulkFloorRun> {
-  const stride = opts.perPublisher + WARMUP_ADDS;
+  const warmup = opts.warmup ?? WARMUP_ADDS;
+  const stride = opts.perPublisher + warmup;
   const capacity = opts.publishers * stride;
   const total = opts.publishers * opts.perPublisher;
   const ns = bareNamespace(capacity);
@@ -212,7 +250,7 @@ export async function benchLocalBulkFloor(opts: {
         String(opts.perPublisher),
         String(capacity),
         String(p * stride),
-        String(WARMUP_ADDS),
+        String(warmup),
         opts.wait === 'retry' ? 'retry' : '',
         String(total),
       ],

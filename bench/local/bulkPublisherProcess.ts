@@ -1,10 +1,10 @@
 // Bench child: publishes `count` workers one after another, each publish
 // awaited before the next (no pause between them), when told to run.
 // argv[2]: namespace, argv[3]: workers to publish, argv[4]: capacity,
-// argv[5]: untimed workers to publish and withdraw first (default 0) — as
-// the bulk floor's bare publishers make untimed adds first (bulk.ts), so
-// that the timed phase starts with the namespace made, the flock addon
-// loaded and the code run before.
+// argv[5]: untimed workers to publish and withdraw first (default 0; at
+// most argv[3] registered at a time) — as the bulk floor's bare publishers
+// make untimed adds first (bulk.ts), so that the timed phase starts with the
+// namespace made, the flock addon loaded and the code run before.
 // Talks to the parent over IPC: `ready`, then `{ op: 'run' }` → `published`
 // (the CLOCK_MONOTONIC time the last publish resolved) with the CPU the run
 // used (`cpu_us`: every thread; `main_us`: the main thread's), `{ op: 'stop' }`.
@@ -36,9 +36,13 @@ process.on('message', (message: { op: string }) => {
   })();
 });
 void (async () => {
-  const warm = Array.from({ length: Number(warmupArg) }, (_, i) => benchWorker(i));
-  for (const worker of warm) await publisher.publish('worker-added', worker);
-  for (const worker of warm) await publisher.publish('worker-dropped', worker);
+  // In batches of at most `count` registered at a time: the namespace's
+  // capacity is the timed phase's workers, and its slot table stays that size.
+  for (let left = Number(warmupArg); left > 0; left -= count) {
+    const warm = Array.from({ length: Math.min(left, count) }, (_, i) => benchWorker(i));
+    for (const worker of warm) await publisher.publish('worker-added', worker);
+    for (const worker of warm) await publisher.publish('worker-dropped', worker);
+  }
   (globalThis as { gc?: () => void }).gc?.();
   process.send?.({ ready: true });
 })();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
-import { benchLocalBulk } from '../../bench/local/bulk.js';
+import { benchLocalBulk, benchLocalBulkFloor } from '../../bench/local/bulk.js';
 
 const ours = (dir: string): string[] =>
   readdirSync(dir).filter((name) => name.startsWith('woolrx-') || name.startsWith('wool-'));
@@ -24,5 +24,16 @@ describe('the bulk row', () => {
       `main threads within every thread's CPU (${JSON.stringify(run)})`,
     );
     assert.deepEqual({ shm: ours('/dev/shm'), tmp: ours(tmpdir()) }, before, 'the namespace is removed');
+  });
+
+  it('warms each publisher up with more workers than the namespace holds, a batch at a time, as its floor', async () => {
+    const before = { shm: ours('/dev/shm'), tmp: ours(tmpdir()) };
+    // Capacity 2 × 40: 100 warm-up workers each, all registered at once, would not fit (the publisher
+    // process would fail, and the run with it).
+    const run = await benchLocalBulk({ publishers: 2, perPublisher: 40, warmup: 100 });
+    assert.ok(run.seen_ms > 0 && run.publisher_cpu_us_per_add > 0, `timed (${JSON.stringify(run)})`);
+    const floor = await benchLocalBulkFloor({ publishers: 2, perPublisher: 40, warmup: 100 });
+    assert.ok(floor.seen_ms > 0 && floor.cpu_us_per_add > 0, `the floor timed (${JSON.stringify(floor)})`);
+    assert.deepEqual({ shm: ours('/dev/shm'), tmp: ours(tmpdir()) }, before, 'the namespaces are removed');
   });
 });
