@@ -20,6 +20,18 @@ import { UnsafeObjectError } from './safe-fs/UnsafeObjectError.js';
 import { unlinkQuietly } from './safe-fs/safeFs.js';
 import { writeBlock } from './block/blockFile.js';
 
+/** An add or update, made ready before the lock is taken. */
+interface Change {
+  readonly type: 'worker-added' | 'worker-updated';
+  readonly worker: WorkerInfo;
+  /** The worker's record. */
+  readonly payload: Uint8Array;
+  /** Its uid's 16 bytes, as slots hold it. */
+  readonly bytes: Buffer;
+  /** Its block's path. */
+  readonly path: string;
+}
+
 /**
  * Publishes workers into a local namespace. Made by
  * {@link localDiscovery}'s `publisher()`; see the contract in
@@ -64,9 +76,20 @@ export class LocalPublisher extends PublisherBase {
   }
 
   protected override apply(type: DiscoveryEventType, worker: WorkerInfo): Promise<void> {
-    if (type !== 'worker-dropped') this.#checkPid(worker);
-    const payload = type === 'worker-dropped' ? undefined : encodeWorker(worker);
-    return this.#writer.locked((segment) => this.#change(segment, type, worker, payload), type === 'worker-added');
+    if (type === 'worker-dropped') {
+      return this.#writer.locked((segment) => this.#withdraw(segment, worker.uid), false);
+    }
+    this.#checkPid(worker);
+    // Everything that does not depend on the namespace is made before the
+    // lock is taken: whatever runs under it, the publishers waiting pay too.
+    const change: Change = {
+      type,
+      worker,
+      payload: encodeWorker(worker),
+      bytes: uidBytes(worker.uid),
+      path: this.#writer.blockPath(worker.uid),
+    };
+    return this.#writer.locked((segment) => this.#change(segment, change), type === 'worker-added');
   }
 
   /**
@@ -136,27 +159,21 @@ export class LocalPublisher extends PublisherBase {
     }
   }
 
-  /** One publish, under the lock. @returns The journal records appended (each owes a notification). */
-  #change(
-    segment: SegmentFile | undefined,
-    type: DiscoveryEventType,
-    worker: WorkerInfo,
-    payload: Uint8Array | undefined,
-  ): number {
+  /** One withdrawal, under the lock. @returns The journal records appended (each owes a notification). */
+  #withdraw(segment: SegmentFile | undefined, uid: string): number {
+    const changed = segment !== undefined && this.#writer.withdraw(segment, uid);
+    this.#registered.delete(uid);
+    return changed ? 1 : 0;
+  }
+
+  /** One add or update, under the lock. @returns The journal records appended (each owes a notification). */
+  #change(segment: SegmentFile | undefined, { type, worker, payload, bytes, path }: Change): number {
     const uid = worker.uid;
     const writer = this.#writer;
-    if (type === 'worker-dropped') {
-      const changed = segment !== undefined && writer.withdraw(segment, uid);
-      this.#registered.delete(uid);
-      return changed ? 1 : 0;
-    }
-    if (payload === undefined) throw new WorkerNotFoundError(uid, this.namespace);
     if (segment === undefined) {
       if (type === 'worker-updated') throw new WorkerNotFoundError(uid, this.namespace);
       throw new SegmentNotReady(); // unlinked between create and open: retry
     }
-    const bytes = uidBytes(uid);
-    const path = writer.blockPath(uid);
     const slot = writer.findSlot(bytes);
     if (slot >= 0) {
       // Registered (by this publisher or another): refreshed in place, the

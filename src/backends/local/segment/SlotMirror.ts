@@ -1,4 +1,4 @@
-import { diffSlots, FREE_SLOT, SLOT_SIZE, slotHoldsUid, slotUid } from './slotTable.js';
+import { diffSlots, sameSlot, SLOT_SIZE, slotHoldsUid, slotIsFree, slotUid } from './slotTable.js';
 import { SegmentFile, type SegmentProblem } from './SegmentFile.js';
 
 /** Something wrong with the segment, to report (see {@link MirrorRead.problem}). @internal */
@@ -147,8 +147,8 @@ export class SlotMirror {
       const segment = (this.#segment ??= SegmentFile.open(this.#path, false, this.#maxCapacity));
       if (segment === undefined) return false;
       const capacity = segment.capacity();
-      if (capacity !== undefined && slot < capacity && segment.readSlot(slot, this.#slot) && this.#slot.equals(uid))
-        return true;
+      const read = capacity !== undefined && slot < capacity && segment.readSlot(slot, this.#slot);
+      if (read && sameSlot(this.#slot, 0, uid, 0)) return true;
       if (attempt > 0 || segment.isAt(this.#path)) return false;
       segment.close();
       this.#segment = undefined;
@@ -242,7 +242,7 @@ export class SlotMirror {
     for (let n = Math.min(count, span); n > 0; n -= 1) {
       const held = this.#slotUids[slot];
       const offset = slot * SLOT_SIZE;
-      const free = slot >= slots || prev.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0;
+      const free = slot >= slots || slotIsFree(prev, offset);
       // Compared without building the uid's string (only a wrong one is built).
       if (held === undefined ? !free : free || !slotHoldsUid(prev, offset, held)) {
         this.#setSlot(slot, free ? undefined : slotUid(prev, offset));
@@ -311,8 +311,7 @@ export class SlotMirror {
 
   readonly #changedSlot = (offset: number): void => {
     const cur = this.#cur;
-    const free = cur.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) === 0;
-    this.#setSlot(offset / SLOT_SIZE, free ? undefined : slotUid(cur, offset));
+    this.#setSlot(offset / SLOT_SIZE, slotIsFree(cur, offset) ? undefined : slotUid(cur, offset));
   };
 
   /**
