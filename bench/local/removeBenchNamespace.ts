@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { blockPath } from '../../src/backends/local/block/blockFile.js';
 import { localNames } from '../../src/backends/local/names/localNames.js';
 import { SegmentFile } from '../../src/backends/local/segment/SegmentFile.js';
-import { FREE_SLOT, SLOT_SIZE, slotUid } from '../../src/backends/local/segment/slotTable.js';
+import { SLOT_SIZE, slotIsFree, slotUid } from '../../src/backends/local/segment/slotTable.js';
 
 /**
  * Removes whatever a bench run whose processes failed left of a local
@@ -25,7 +25,7 @@ export function removeBenchNamespace(namespace: string): void {
       const table = Buffer.alloc(SLOT_SIZE * capacity);
       segment.readTable(table, capacity);
       for (let offset = 0; offset < table.length; offset += SLOT_SIZE) {
-        if (table.compare(FREE_SLOT, 0, SLOT_SIZE, offset, offset + SLOT_SIZE) !== 0) uids.push(slotUid(table, offset));
+        if (!slotIsFree(table, offset)) uids.push(slotUid(table, offset));
       }
     } finally {
       segment.close();
@@ -36,7 +36,7 @@ export function removeBenchNamespace(namespace: string): void {
     const fd = openSync(names.rxLockPath, 'r');
     try {
       const intent = Buffer.alloc(SLOT_SIZE);
-      if (readSync(fd, intent, 0, SLOT_SIZE, 0) === SLOT_SIZE && !intent.equals(FREE_SLOT)) {
+      if (readSync(fd, intent, 0, SLOT_SIZE, 0) === SLOT_SIZE && !slotIsFree(intent, 0)) {
         uids.push(slotUid(intent, 0));
       }
     } finally {
