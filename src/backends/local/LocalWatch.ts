@@ -158,7 +158,12 @@ export class LocalWatch {
     }
     const problem = read.problem;
     if (problem === undefined) return;
-    if (!this.#segmentReports.seen(`${problem.kind}:${problem.capacity}`, problem.kind === 'too-large' ? 1 : 2)) return;
+    const instant = problem.kind !== 'too-large';
+    if (
+      !this.#segmentReports.seen(`${problem.kind}:${problem.capacity}`, instant ? 2 : 1, instant ? TRANSIENT_GRACE : 0)
+    ) {
+      return;
+    }
     const why = {
       'no-header': 'it is shorter than its 16-byte header',
       'no-magic': 'its WLD1 header is missing (destroyed, or still being created)',
@@ -199,7 +204,12 @@ export class LocalWatch {
   #afterFollow(): void {
     const journal = this.#journal;
     const problem = journal.takeProblem();
-    if (problem !== undefined && this.#journalReports.seen(problem.key, problem.transient ? 2 : 1)) {
+    // A follow that found nothing wrong ends the run of sightings: a journal
+    // met twice while being created, minutes apart, is not one lasting problem.
+    if (problem === undefined) this.#journalReports.clear();
+    else if (
+      this.#journalReports.seen(problem.key, problem.transient ? 2 : 1, problem.transient ? TRANSIENT_GRACE : 0)
+    ) {
       this.#diagnostics.next({
         kind: 'malformed-record',
         namespace: this.#names.namespace,
@@ -438,32 +448,48 @@ export class LocalWatch {
 export const REPORT_INTERVAL = 60_000;
 
 /**
+ * How long a problem that may be an instant's state (a header being
+ * written by its creator) must last before it is reported, in ms. Its
+ * creator writes it microseconds after making the file, under the lock;
+ * a creator descheduled on a loaded host may take milliseconds, so two
+ * sightings in a row are not proof enough.
+ */
+export const TRANSIENT_GRACE = 1_000;
+
+/**
  * Rate-limits a subscriber's reports of a lasting problem (a segment
  * without its header, an unsafe object): a problem is reported once it was
- * seen `strikes` times in a row, then not again for {@link REPORT_INTERVAL}
- * ms while it lasts; a new problem (another key) is reported at once.
+ * seen `strikes` times in a row, over at least `lasting` ms, then not again
+ * for {@link REPORT_INTERVAL} ms while it lasts; a new problem (another
+ * key) is reported at once. "In a row": until {@link ReportLimiter.clear},
+ * which its user calls when it finds the thing healthy.
  * @internal
  */
 export class ReportLimiter {
   #key: string | undefined;
   #seen = 0;
+  #firstSeen = 0;
   #reportedAt = -Infinity;
 
   /**
    * Notes a problem seen now.
    * @param key What the problem is (e.g. `segment:no-magic`).
-   * @param strikes How many sightings in a row before reporting (2: not for an instant's state).
+   * @param strikes How many sightings in a row before reporting.
+   * @param lasting How long since the first of them, in ms, before reporting
+   * ({@link TRANSIENT_GRACE}: not for an instant's state).
    * @param now `performance.now()`.
    * @returns Whether to report it now.
    */
-  seen(key: string, strikes = 1, now = performance.now()): boolean {
+  seen(key: string, strikes = 1, lasting = 0, now = performance.now()): boolean {
     if (key !== this.#key) {
       this.#key = key;
       this.#seen = 0;
+      this.#firstSeen = now;
       this.#reportedAt = -Infinity;
     }
     this.#seen += 1;
-    if (this.#seen < strikes || now - this.#reportedAt < REPORT_INTERVAL) return false;
+    if (this.#seen < strikes || now - this.#firstSeen < lasting) return false;
+    if (now - this.#reportedAt < REPORT_INTERVAL) return false;
     this.#reportedAt = now;
     return true;
   }

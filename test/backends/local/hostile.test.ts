@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { after, describe, it, mock } from 'node:test';
 import { localDiscovery } from '../../../src/backends/local/index.js';
 import { localNames } from '../../../src/backends/local/names/localNames.js';
+import { TRANSIENT_GRACE } from '../../../src/backends/local/LocalWatch.js';
 import { SlotMirror } from '../../../src/backends/local/segment/SlotMirror.js';
 import { touchNotify } from '../../../src/backends/local/notify/notify.js';
 import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
@@ -172,6 +173,70 @@ describe('local backend: hostile input', () => {
       closeSync(journal);
       recorder.stop();
       await publisher.close();
+      await assertClean(namespace, uids);
+    },
+  );
+
+  it(
+    'a journal without its WRX2 magic: for an instant (as while its creator writes the header) not reported, however often it is met; lasting, reported once after TRANSIENT_GRACE',
+    { timeout: 30_000 },
+    async () => {
+      const namespace = uniqueNamespace('nomagic');
+      const names = localNames(namespace, TMP);
+      const discovery = localDiscovery(namespace, { pollInterval: POLL, capacity: 8, liveness: false });
+      const publisher = discovery.publisher();
+      const a = makeWorker();
+      await publisher.publish('worker-added', a);
+      const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+      const journal = openSync(names.journalPath, 'r+');
+      const magic = Buffer.alloc(4);
+      readSync(journal, magic, 0, 4, 0);
+      const uids = [a.uid];
+      const noMagic = () => recorder.diagnostics.filter((d) => /no WRX2 magic/.test(d.message));
+      try {
+        // An instant, met many times: every publish wakes the subscriber, which meets it again.
+        const damagedAt = performance.now();
+        writeSync(journal, Buffer.alloc(4), 0, 4, 0);
+        for (let i = 0; i < 4; i += 1) {
+          const w = makeWorker();
+          uids.push(w.uid);
+          await publisher.publish('worker-added', w);
+          await waitFor(() => recorder.workers.has(w.uid), `worker ${i} published while the magic is missing`);
+        }
+        writeSync(journal, magic, 0, 4, 0);
+        const lasted = performance.now() - damagedAt;
+        assert.ok(lasted < TRANSIENT_GRACE, `the test's premise: the instant lasted ${lasted.toFixed(0)} ms`);
+        await sleep(TRANSIENT_GRACE + POLL * 3);
+        assert.deepEqual(noMagic(), [], 'a journal without its magic for an instant is not reported');
+
+        // Once followed again, a later instant does not add to the earlier one's sightings.
+        writeSync(journal, Buffer.alloc(4), 0, 4, 0);
+        const b = makeWorker();
+        uids.push(b.uid);
+        await publisher.publish('worker-added', b);
+        await waitFor(() => recorder.workers.has(b.uid), 'a worker published during a second instant');
+        writeSync(journal, magic, 0, 4, 0);
+        await sleep(POLL * 3);
+        assert.deepEqual(noMagic(), [], 'two instants apart are not one lasting problem');
+
+        // Lasting: reported once, and the stream goes on.
+        writeSync(journal, Buffer.alloc(4), 0, 4, 0);
+        const c = makeWorker();
+        uids.push(c.uid);
+        await publisher.publish('worker-added', c);
+        await waitFor(() => noMagic().length > 0, 'a report of a journal without its magic for good', 10_000);
+        await sleep(POLL * 5);
+        assert.equal(noMagic().length, 1, 'reported once (rate-limited)');
+        assert.ok(recorder.workers.has(c.uid));
+        writeSync(journal, magic, 0, 4, 0);
+        await publisher.publish('worker-dropped', c);
+        await waitFor(() => !recorder.workers.has(c.uid), 'a drop once the magic is back');
+        assert.equal(recorder.error, undefined);
+      } finally {
+        closeSync(journal);
+        recorder.stop();
+        await publisher.close();
+      }
       await assertClean(namespace, uids);
     },
   );
