@@ -35,6 +35,22 @@ function readJournalHeader(fd: number): { recordSize: number; count: number; hea
   };
 }
 
+/**
+ * A namespace with one worker published and a subscriber recording it, and
+ * the namespace's journal open for writing (to forge or damage it).
+ */
+async function journalScene(label: string) {
+  const namespace = uniqueNamespace(label);
+  const names = localNames(namespace, TMP);
+  const discovery = localDiscovery(namespace, { pollInterval: POLL, capacity: 8, liveness: false });
+  const publisher = discovery.publisher();
+  const a = makeWorker();
+  await publisher.publish('worker-added', a);
+  const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+  const journal = openSync(names.journalPath, 'r+');
+  return { namespace, names, publisher, a, recorder, journal };
+}
+
 /** Appends a record to the journal as a publisher would, without touching the segment. */
 function forgeRecord(fd: number, type: number, uid: string, slot: number, payload: Uint8Array | undefined): void {
   const { recordSize, count, head } = readJournalHeader(fd);
@@ -56,18 +72,11 @@ describe('local backend: hostile input', () => {
     'a forged journal record naming a worker in no slot: never emitted, reported, the stream goes on',
     { timeout: 30_000 },
     async () => {
-      const namespace = uniqueNamespace('forged');
-      const names = localNames(namespace, TMP);
-      const discovery = localDiscovery(namespace, { pollInterval: POLL, capacity: 8, liveness: false });
-      const publisher = discovery.publisher();
-      const a = makeWorker();
-      await publisher.publish('worker-added', a);
-      const recorder = new Recorder(discovery.events(), discovery.diagnostics);
+      const { namespace, names, publisher, a, recorder, journal } = await journalScene('forged');
       assert.equal(recorder.workers.size, 1);
 
       // Two forged adds (one into a free slot, one into a slot that does not
       // exist) and a forged drop of a worker that is registered.
-      const journal = openSync(names.journalPath, 'r+');
       const ghost = makeWorker();
       const ghost2 = makeWorker();
       forgeRecord(journal, 1, ghost.uid, 5, encodeWorker(ghost));
@@ -110,14 +119,7 @@ describe('local backend: hostile input', () => {
     'journal corruption (record count 0, record size 0xFFFFFF00, head 2^52): each reported once, the subscriber falls back to the segment',
     { timeout: 30_000 },
     async () => {
-      const namespace = uniqueNamespace('journal');
-      const names = localNames(namespace, TMP);
-      const discovery = localDiscovery(namespace, { pollInterval: POLL, capacity: 8, liveness: false });
-      const publisher = discovery.publisher();
-      const a = makeWorker();
-      await publisher.publish('worker-added', a);
-      const recorder = new Recorder(discovery.events(), discovery.diagnostics);
-      const journal = openSync(names.journalPath, 'r+');
+      const { namespace, publisher, a, recorder, journal } = await journalScene('journal');
       const original = Buffer.alloc(JOURNAL_HEADER);
       readSync(journal, original, 0, JOURNAL_HEADER, 0);
       const reports = (pattern: RegExp) => recorder.diagnostics.filter((d) => pattern.test(d.message));
@@ -181,14 +183,7 @@ describe('local backend: hostile input', () => {
     'a journal without its WRX2 magic: for an instant (as while its creator writes the header) not reported, however often it is met; lasting, reported once after TRANSIENT_GRACE',
     { timeout: 30_000 },
     async () => {
-      const namespace = uniqueNamespace('nomagic');
-      const names = localNames(namespace, TMP);
-      const discovery = localDiscovery(namespace, { pollInterval: POLL, capacity: 8, liveness: false });
-      const publisher = discovery.publisher();
-      const a = makeWorker();
-      await publisher.publish('worker-added', a);
-      const recorder = new Recorder(discovery.events(), discovery.diagnostics);
-      const journal = openSync(names.journalPath, 'r+');
+      const { namespace, publisher, a, recorder, journal } = await journalScene('nomagic');
       const magic = Buffer.alloc(4);
       readSync(journal, magic, 0, 4, 0);
       const uids = [a.uid];
