@@ -1,6 +1,6 @@
-// The rate limiter of a local subscriber's diagnostics (#38 sixth round:
-// a journal met twice while being created, once per publisher start, was
-// reported as if its missing header had lasted).
+// The rate limiter of a local subscriber's diagnostics: a problem that may
+// be an instant's state (a header being written) is reported only once it
+// has lasted, and sightings on either side of a healthy look do not add up.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { REPORT_INTERVAL, ReportLimiter, TRANSIENT_GRACE } from '../../../src/backends/local/LocalWatch.js';

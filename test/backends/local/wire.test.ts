@@ -2,7 +2,9 @@
 // vectors; modes; option and namespace validation.
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { readRegistrantMark, blockName } from '../../../src/backends/local/block/blockFile.js';
 import { localDiscovery } from '../../../src/backends/local/index.js';
@@ -50,6 +52,34 @@ describe('local backend: names', () => {
       }
     }
     assert.ok(checked >= 4);
+  });
+
+  it('short_hash matches every vector on a runtime without the one-shot crypto.hash (createHash), and loads there', () => {
+    const inputs = vectors.names.flatMap((entry) => ('input' in entry ? [entry.input] : []));
+    const script =
+      `const { shortHash } = await import(${JSON.stringify(new URL('../../../src/backends/local/names/shortHash.ts', import.meta.url).href)});` +
+      `const crypto = await import('node:crypto');` +
+      `process.stdout.write(JSON.stringify({ hash: typeof crypto.hash, out: ${JSON.stringify(inputs)}.map(shortHash) }));`;
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--require',
+        fileURLToPath(new URL('../../fixtures/withoutCryptoHash.cjs', import.meta.url)),
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '--eval',
+        script,
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.equal(child.status, 0, child.stderr);
+    const { hash, out } = JSON.parse(child.stdout) as { hash: string; out: string[] };
+    assert.equal(hash, 'undefined', 'the preload took crypto.hash away');
+    assert.deepEqual(
+      out,
+      vectors.names.flatMap((entry) => ('input' in entry ? [entry.short_hash] : [])),
+    );
   });
 
   it('block names and slot bytes match every vector', () => {

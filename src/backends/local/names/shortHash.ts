@@ -1,4 +1,13 @@
-import { hash } from 'node:crypto';
+import * as crypto from 'node:crypto';
+
+/**
+ * The one-shot `crypto.hash` (Node.js 20.12+), which makes no Hash object
+ * per call: a publish hashes its worker's block name, and a subscriber each
+ * block it opens. Older runtimes that still load woolrx/local (the Node.js
+ * inside Electron 28–30) use `createHash`. A namespace import, so that its
+ * absence is `undefined`, not an ES module link error.
+ */
+const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
 
 /**
  * wool's `short_hash`: SHA-256 of the UTF-8 bytes, URL-safe base64 without
@@ -12,8 +21,9 @@ import { hash } from 'node:crypto';
  * @returns 30 characters from `A-Z a-z 0-9 - _`.
  */
 export function shortHash(value: string): string {
-  // The one-shot `hash` (Node.js 20.12+): no Hash object per call, a third
-  // of createHash's time. A publish hashes its worker's block name, and a
-  // subscriber each block it opens.
-  return hash('sha256', value, 'base64url').slice(0, 30);
+  const digest =
+    oneShot === undefined
+      ? crypto.createHash('sha256').update(value, 'utf8').digest('base64url')
+      : oneShot('sha256', value, 'base64url');
+  return digest.slice(0, 30);
 }
