@@ -18,6 +18,7 @@ export default tseslint.config(
             '.ci/*.mjs',
             'test/package/fixtures/*.mjs',
             'test/package/fixtures/*.cjs',
+            'test/fixtures/*.cjs',
             'test/bridge/fixtures/*.mjs',
             'bench/local/*.mjs',
           ],
