@@ -20,6 +20,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onInterrupt } from '../../support/onInterrupt.js';
 
 /** The etcd binary: `$ETCD_BIN`, else `etcd` on the PATH (Debian's etcd-server). */
 export const ETCD_BIN = process.env['ETCD_BIN'] ?? 'etcd';
@@ -238,12 +239,7 @@ function installHandlers(): void {
   if (handlersInstalled) return;
   handlersInstalled = true;
   process.once('exit', cleanUpNow);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
-      cleanUpNow();
-      process.kill(process.pid, signal);
-    });
-  }
+  onInterrupt(cleanUpNow);
 }
 
 /** Number of etcd processes this module has started that are still running (for leak checks). */

@@ -8,6 +8,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { onInterrupt } from '../../support/onInterrupt.js';
 
 /** The repository root (children run from it, so `tsx` resolves). */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -43,13 +44,7 @@ function cleanUp(): void {
   for (const name of [...created]) removeNamespace(name);
 }
 process.on('exit', cleanUp);
-// Interrupted (Ctrl-C, a test runner's SIGTERM): clean up, then die of the same signal.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    cleanUp();
-    process.kill(process.pid, signal);
-  });
-}
+onInterrupt(cleanUp);
 
 let checked = false;
 
