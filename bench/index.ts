@@ -415,6 +415,15 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
     (r, i) => Math.round((r.live_mb / (floorRuns[i]?.peer_live_mb ?? NaN)) * 100) / 100,
   );
   const liveRatio = spread(liveRatios);
+  // For comparison: a bare reader of the same namespace that holds the same
+  // workers as decodeWorker makes them and nothing else (the same-work floor).
+  const sameWork = spread(memoryRuns.map((r) => r.same_work_own_mb));
+  const sameWorkCodec = spread(memoryRuns.map((r) => r.same_work_codec_mb));
+  const sameWorkLive = spread(memoryRuns.map((r) => r.same_work_live_mb));
+  const sameWorkRatios = memoryRuns.map((r, i) => Math.round(((own[i] ?? NaN) / r.same_work_own_mb) * 100) / 100);
+  const sameWorkPeer = memoryRuns.map((r, i) => Math.round((r.same_work_own_mb / (peerOwn[i] ?? NaN)) * 100) / 100);
+  const sameWorkRatio = spread(sameWorkRatios);
+  const sameWorkPeerRatio = spread(sameWorkPeer);
   printTable(
     `local: subscriber memory with 10000 workers registered, after sync and a full GC (plain node, built package; ${runsArg} runs, each followed by a floor run)`,
     [
@@ -467,6 +476,31 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
         value: liveRatio.median,
         unit: '×',
       },
+      {
+        name: `same work, for comparison: a bare reader of the namespace (slot table, each block read, decodeWorker, a Map) − its baseline, median (min ${sameWork.min}, max ${sameWork.max})`,
+        value: sameWork.median,
+        unit: 'MB',
+      },
+      {
+        name: `  of which loading the codec (woolrx's core entry), before any worker, median (min ${sameWorkCodec.min}, max ${sameWorkCodec.max})`,
+        value: sameWorkCodec.median,
+        unit: 'MB',
+      },
+      {
+        name: `  its live memory, median (min ${sameWorkLive.min}, max ${sameWorkLive.max})`,
+        value: sameWorkLive.median,
+        unit: 'MB',
+      },
+      {
+        name: `  same work / peer (${range(sameWorkPeerRatio, 2)}): median`,
+        value: sameWorkPeerRatio.median,
+        unit: '×',
+      },
+      {
+        name: `(RSS − baseline) / same work's, each run (${range(sameWorkRatio, 2)}): median`,
+        value: sameWorkRatio.median,
+        unit: '×',
+      },
     ],
   );
   floorRows.push({
@@ -498,6 +532,11 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
     memory_ratio: ratios,
     workers_live_mb: memoryRuns.map((r) => r.live_mb),
     peer_live_mb: floorRuns.map((r) => r.peer_live_mb),
+    same_work_own_mb: memoryRuns.map((r) => r.same_work_own_mb),
+    same_work_codec_mb: memoryRuns.map((r) => r.same_work_codec_mb),
+    same_work_live_mb: memoryRuns.map((r) => r.same_work_live_mb),
+    same_work_peer_ratio: sameWorkPeer,
+    same_work_ratio: sameWorkRatios,
     live_ratio: liveRatios,
   };
 }

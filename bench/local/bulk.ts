@@ -60,6 +60,16 @@ export interface LocalMemoryRun {
   heap_used_mb: number;
   /** Live memory (V8 heap used plus buffers, after a full GC) once synced, less the same before subscribing, MB. */
   live_mb: number;
+  /**
+   * The same-work floor (bench/local/memorySameWorkProcess.mjs), run on the
+   * same namespace right after: its RSS holding the workers, less its own
+   * baseline (Node.js with RxJS loaded), MB.
+   */
+  same_work_own_mb: number;
+  /** Of that, what loading the codec (woolrx's core entry) added before any worker was read, MB. */
+  same_work_codec_mb: number;
+  /** Its live memory holding the workers, less its baseline's, MB. */
+  same_work_live_mb: number;
 }
 
 function child(
@@ -333,11 +343,22 @@ export async function benchLocalMemory(opts: { workers: number }): Promise<Local
       memory: { before_rss: number; rss: number; heap_used: number; before_live: number; live: number };
     };
     await exited(subscriber.child);
+    const coreEntry = join(dirname(entry), '..', 'index.js');
+    const floor = child('memorySameWorkProcess.mjs', [coreEntry, namespace, String(opts.workers)], ['--expose-gc']);
+    const { sameWork } = (await floor.next('sameWork')) as {
+      sameWork: { rxjs: number; codec: number; holding: number; rxjs_live: number; holding_live: number; held: number };
+    };
+    await exited(floor.child);
+    if (sameWork.held !== opts.workers) throw new Error(`the same-work floor held ${sameWork.held} of ${opts.workers}`);
+    const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;
     return {
-      rss_mb: Math.round(memory.rss / 1e5) / 10,
-      before_rss_mb: Math.round(memory.before_rss / 1e5) / 10,
-      heap_used_mb: Math.round(memory.heap_used / 1e5) / 10,
-      live_mb: Math.round((memory.live - memory.before_live) / 1e5) / 10,
+      rss_mb: mb(memory.rss),
+      before_rss_mb: mb(memory.before_rss),
+      heap_used_mb: mb(memory.heap_used),
+      live_mb: mb(memory.live - memory.before_live),
+      same_work_own_mb: mb(sameWork.holding - sameWork.rxjs),
+      same_work_codec_mb: mb(sameWork.codec - sameWork.rxjs),
+      same_work_live_mb: mb(sameWork.holding_live - sameWork.rxjs_live),
     };
   } finally {
     publisher.child.send({ op: 'stop' });
