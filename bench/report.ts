@@ -59,8 +59,8 @@ export interface FloorRow {
   /** What the floor is (one line). */
   readonly floorName: string;
   readonly ratio: ReportSpread;
-  /** The ratio's target: met when the median ratio is at most this. */
-  readonly target: number;
+  /** The ratio's target: met when the median ratio is at most this. None: a row shown for comparison. */
+  readonly target?: number;
 }
 
 /** Everything the report shows. */
@@ -162,7 +162,7 @@ export function renderReportMarkdown(report: BenchReport, chart = 'images/local-
       '|---|---:|---|---:|---:|---|',
       ...report.floors.map(
         (f) =>
-          `| ${escapeCell(f.row)} | ${range(f.value, formatValue)} ${escapeCell(f.unit)} | ${escapeCell(f.floorName)}: ${range(f.floor, formatValue)} ${escapeCell(f.unit)} | ${range(f.ratio, (x) => `${x.toFixed(2)}×`)} | ≤ ${f.target}× | ${f.ratio.median <= f.target ? 'yes' : 'no'} |`,
+          `| ${escapeCell(f.row)} | ${range(f.value, formatValue)} ${escapeCell(f.unit)} | ${escapeCell(f.floorName)}: ${range(f.floor, formatValue)} ${escapeCell(f.unit)} | ${range(f.ratio, (x) => `${x.toFixed(2)}×`)} | ${f.target === undefined ? '—' : `≤ ${f.target}×`} | ${f.target === undefined ? 'for comparison' : f.ratio.median <= f.target ? 'yes' : 'no'} |`,
       ),
     );
   }

@@ -41,7 +41,7 @@ const report: BenchReport = {
 };
 
 describe('bench report', () => {
-  it('renders the local rows against their floors: figure, floor, ratio, target and whether it is met', () => {
+  it('renders the local rows against their floors: figure, floor, ratio, target and whether it is met (or for comparison)', () => {
     const spread = (min: number, median: number, max: number) => ({ min, median, max });
     const md = renderReportMarkdown({
       ...report,
@@ -64,6 +64,14 @@ describe('bench report', () => {
           ratio: spread(1.9, 2.02, 2.1),
           target: 1.5,
         },
+        {
+          row: 'live memory',
+          unit: 'MB',
+          value: spread(8.1, 8.2, 8.2),
+          floor: spread(7.6, 7.6, 7.6),
+          floorName: 'the peer',
+          ratio: spread(1.07, 1.08, 1.08),
+        },
       ],
     });
     assert.match(md, /^## Local backend against its floors$/m);
@@ -72,6 +80,11 @@ describe('bench report', () => {
       /^\| add → event p50, 1,000 workers \| 190 \(180–260\) µs \| lone-add floor: 130 \(120–140\) µs \| 1\.46× \(1\.40×–1\.90×\) \| ≤ 1\.5× \| yes \|$/m,
     );
     assert.match(md, /^\| subscriber CPU per event \| .* \| 2\.02× \(1\.90×–2\.10×\) \| ≤ 1\.5× \| no \|$/m);
+    assert.match(
+      md,
+      /^\| live memory \| .* \| 1\.08× \(1\.07×–1\.08×\) \| — \| for comparison \|$/m,
+      'a row without a target',
+    );
     assert.doesNotMatch(renderReportMarkdown(report), /against its floors/, 'no such section without floors');
   });
 
