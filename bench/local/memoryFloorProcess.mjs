@@ -7,17 +7,9 @@
 // one shared options object) in a Map by uid — what any Node.js process
 // that knows them pays. argv[2]: how many workers.
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { settledMemory as settled } from './settledMemory.mjs';
 
 const workers = Number(process.argv[2] ?? '0');
-const gc = () => globalThis.gc?.();
-const settled = async () => {
-  gc();
-  await sleep(200);
-  gc();
-  const usage = process.memoryUsage();
-  return { rss: usage.rss, live: usage.heapUsed + usage.arrayBuffers };
-};
 
 const bare = await settled();
 await import('rxjs');

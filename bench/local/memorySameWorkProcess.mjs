@@ -14,18 +14,10 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { settledMemory as settled } from './settledMemory.mjs';
 
 const [entry = '', namespace = '', countArg = '0'] = process.argv.slice(2);
 const expected = Number(countArg);
-const gc = () => globalThis.gc?.();
-const settled = async () => {
-  gc();
-  await sleep(200);
-  gc();
-  const usage = process.memoryUsage();
-  return { rss: usage.rss, live: usage.heapUsed + usage.arrayBuffers };
-};
 // wool's short_hash: the first 30 characters of the URL-safe base64 SHA-256 (docs/backends/local.md).
 const shortHash = (value) => createHash('sha256').update(value, 'utf8').digest('base64url').slice(0, 30);
 const SEGMENT_MAGIC = 0x31444c57; // 'WLD1'
