@@ -9,7 +9,8 @@
  * `--local-rows` (local suite; default `latency,bulk,memory`): which local
  * tables to measure: add → event latency, bulk publish (1 × 10 000 and
  * 10 × 1 000 publishes, and 10 × 1 000 warm: the restatement proposed in
- * docs/backends/local.md), subscriber memory with 10 000 workers.
+ * docs/backends/local.md), subscriber memory with 10 000 workers (or
+ * `--workers N`, as the latency table).
  *
  * `--lan-rows` (lan suite; default `signing,add,late`): which LAN tables to
  * measure: signing cost, add → event latency (`--workers N`, default 200),
@@ -389,9 +390,11 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
   const { benchLocalMemory, benchLocalMemoryFloor } = await import('./local/bulk.js');
   const memoryRuns: Array<Awaited<ReturnType<typeof benchLocalMemory>>> = [];
   const floorRuns: Array<Awaited<ReturnType<typeof benchLocalMemoryFloor>>> = [];
+  const workers = workersArg ?? 10_000;
+  const count = workers.toLocaleString('en-US');
   for (let i = 0; i < runsArg; i += 1) {
-    memoryRuns.push(await benchLocalMemory({ workers: 10_000 }));
-    floorRuns.push(await benchLocalMemoryFloor({ workers: 10_000 }));
+    memoryRuns.push(await benchLocalMemory({ workers }));
+    floorRuns.push(await benchLocalMemoryFloor({ workers }));
   }
   const rss = spread(memoryRuns.map((r) => r.rss_mb));
   const before = spread(memoryRuns.map((r) => r.before_rss_mb));
@@ -424,8 +427,14 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
   const sameWorkPeer = memoryRuns.map((r, i) => Math.round((r.same_work_own_mb / (peerOwn[i] ?? NaN)) * 100) / 100);
   const sameWorkRatio = spread(sameWorkRatios);
   const sameWorkPeerRatio = spread(sameWorkPeer);
+  // How much of each own figure is young-generation pages (see LocalMemoryRun.young_mb).
+  const young = spread(memoryRuns.map((r) => r.young_mb));
+  const peerYoung = spread(floorRuns.map((r) => r.peer_young_mb));
+  const sameWorkYoung = spread(memoryRuns.map((r) => r.same_work_young_mb));
+  const youngName = (s: { min: number; max: number }): string =>
+    `  of which V8's young generation (nearly empty after the GC, sized by the burst), median (min ${s.min}, max ${s.max})`;
   printTable(
-    `local: subscriber memory with 10000 workers registered, after sync and a full GC (plain node, built package; ${runsArg} runs, each followed by a floor run)`,
+    `local: subscriber memory with ${workers} workers registered, after sync and a full GC (plain node, built package; ${runsArg} runs, each followed by a floor run)`,
     [
       { name: `RSS, median (min ${rss.min}, max ${rss.max})`, value: rss.median, unit: 'MB' },
       {
@@ -441,7 +450,7 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
         unit: 'MB',
       },
       {
-        name: `peer: the same holding 10000 plain worker objects in a Map, median (min ${holding.min}, max ${holding.max})`,
+        name: `peer: the same holding ${workers} plain worker objects in a Map, median (min ${holding.min}, max ${holding.max})`,
         value: holding.median,
         unit: 'MB',
       },
@@ -451,11 +460,13 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
         value: ownSpread.median,
         unit: 'MB',
       },
+      { name: youngName(young), value: young.median, unit: 'MB' },
       {
         name: `the peer's: peer − baseline, median (min ${peerSpread.min}, max ${peerSpread.max})`,
         value: peerSpread.median,
         unit: 'MB',
       },
+      { name: youngName(peerYoung), value: peerYoung.median, unit: 'MB' },
       {
         name: `(RSS − baseline) / (peer − baseline), each run with the floor run after it (${range(ratio, 2)}; target ≤ ${TARGET.memory}): median`,
         value: ratio.median,
@@ -486,6 +497,7 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
         value: sameWorkCodec.median,
         unit: 'MB',
       },
+      { name: `  ${youngName(sameWorkYoung)}`, value: sameWorkYoung.median, unit: 'MB' },
       {
         name: `  its live memory, median (min ${sameWorkLive.min}, max ${sameWorkLive.max})`,
         value: sameWorkLive.median,
@@ -504,7 +516,7 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
     ],
   );
   floorRows.push({
-    row: "workers' own memory, 10,000 workers (RSS − baseline)",
+    row: `workers' own memory, ${count} workers (RSS − baseline)`,
     unit: 'MB',
     value: ownSpread,
     floor: peerSpread,
@@ -513,7 +525,7 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
     target: TARGET.memory,
   });
   floorRows.push({
-    row: "workers' own memory, 10,000 workers, against a reader doing the same work (RSS − baseline)",
+    row: `workers' own memory, ${count} workers, against a reader doing the same work (RSS − baseline)`,
     unit: 'MB',
     value: ownSpread,
     floor: sameWork,
@@ -521,7 +533,7 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
     ratio: sameWorkRatio,
   });
   floorRows.push({
-    row: "workers' live memory, 10,000 workers (heap used + buffers)",
+    row: `workers' live memory, ${count} workers (heap used + buffers)`,
     unit: 'MB',
     value: live,
     floor: peerLive,
@@ -529,6 +541,7 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
     ratio: liveRatio,
   });
   return {
+    memory_workers: workers,
     subscriber_rss_mb: memoryRuns.map((r) => r.rss_mb),
     subscriber_rss_before_mb: memoryRuns.map((r) => r.before_rss_mb),
     floor_rxjs_mb: floorRuns.map((r) => r.rxjs_mb),
@@ -542,6 +555,9 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
     same_work_own_mb: memoryRuns.map((r) => r.same_work_own_mb),
     same_work_codec_mb: memoryRuns.map((r) => r.same_work_codec_mb),
     same_work_live_mb: memoryRuns.map((r) => r.same_work_live_mb),
+    workers_young_mb: memoryRuns.map((r) => r.young_mb),
+    peer_young_mb: floorRuns.map((r) => r.peer_young_mb),
+    same_work_young_mb: memoryRuns.map((r) => r.same_work_young_mb),
     same_work_peer_ratio: sameWorkPeer,
     same_work_ratio: sameWorkRatios,
     live_ratio: liveRatios,

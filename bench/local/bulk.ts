@@ -61,6 +61,13 @@ export interface LocalMemoryRun {
   /** Live memory (V8 heap used plus buffers, after a full GC) once synced, less the same before subscribing, MB. */
   live_mb: number;
   /**
+   * The pages of V8's young generation once synced, less the same before
+   * subscribing, MB: part of `rss_mb`, though a full GC left them nearly
+   * empty (V8 sizes the young generation by how much a burst allocates and
+   * keeps, and gives the pages back only after the process idles).
+   */
+  young_mb: number;
+  /**
    * The same-work floor (bench/local/memorySameWorkProcess.mjs), run on the
    * same namespace right after: its RSS holding the workers, less its own
    * baseline (Node.js with RxJS loaded), MB.
@@ -70,6 +77,8 @@ export interface LocalMemoryRun {
   same_work_codec_mb: number;
   /** Its live memory holding the workers, less its baseline's, MB. */
   same_work_live_mb: number;
+  /** Its young generation's pages holding the workers, less its baseline's, MB (see `young_mb`). */
+  same_work_young_mb: number;
 }
 
 function child(
@@ -340,13 +349,30 @@ export async function benchLocalMemory(opts: { workers: number }): Promise<Local
     await publisher.next('published');
     const subscriber = child('memoryProcess.mjs', [entry, namespace, String(opts.workers)], ['--expose-gc']);
     const { memory } = (await subscriber.next('memory')) as {
-      memory: { before_rss: number; rss: number; heap_used: number; before_live: number; live: number };
+      memory: {
+        before_rss: number;
+        rss: number;
+        heap_used: number;
+        before_live: number;
+        live: number;
+        before_young: number;
+        young: number;
+      };
     };
     await exited(subscriber.child);
     const coreEntry = join(dirname(entry), '..', 'index.js');
     const floor = child('memorySameWorkProcess.mjs', [coreEntry, namespace, String(opts.workers)], ['--expose-gc']);
     const { sameWork } = (await floor.next('sameWork')) as {
-      sameWork: { rxjs: number; codec: number; holding: number; rxjs_live: number; holding_live: number; held: number };
+      sameWork: {
+        rxjs: number;
+        codec: number;
+        holding: number;
+        rxjs_live: number;
+        holding_live: number;
+        rxjs_young: number;
+        holding_young: number;
+        held: number;
+      };
     };
     await exited(floor.child);
     if (sameWork.held !== opts.workers) throw new Error(`the same-work floor held ${sameWork.held} of ${opts.workers}`);
@@ -356,9 +382,11 @@ export async function benchLocalMemory(opts: { workers: number }): Promise<Local
       before_rss_mb: mb(memory.before_rss),
       heap_used_mb: mb(memory.heap_used),
       live_mb: mb(memory.live - memory.before_live),
+      young_mb: mb(memory.young - memory.before_young),
       same_work_own_mb: mb(sameWork.holding - sameWork.rxjs),
       same_work_codec_mb: mb(sameWork.codec - sameWork.rxjs),
       same_work_live_mb: mb(sameWork.holding_live - sameWork.rxjs_live),
+      same_work_young_mb: mb(sameWork.holding_young - sameWork.rxjs_young),
     };
   } finally {
     publisher.child.send({ op: 'stop' });
@@ -377,6 +405,8 @@ export interface LocalMemoryFloorRun {
   holding_mb: number;
   /** The live memory (V8 heap used plus buffers, after a full GC) of those objects: holding less with RxJS loaded. */
   peer_live_mb: number;
+  /** The young generation's pages holding them, less with RxJS loaded (see {@link LocalMemoryRun.young_mb}). */
+  peer_young_mb: number;
 }
 
 /**
@@ -389,7 +419,16 @@ export interface LocalMemoryFloorRun {
 export async function benchLocalMemoryFloor(opts: { workers: number }): Promise<LocalMemoryFloorRun> {
   const proc = child('memoryFloorProcess.mjs', [String(opts.workers)], ['--expose-gc']);
   const { floor } = (await proc.next('floor')) as {
-    floor: { bare: number; rxjs: number; holding: number; rxjs_live: number; holding_live: number; held: number };
+    floor: {
+      bare: number;
+      rxjs: number;
+      holding: number;
+      rxjs_live: number;
+      holding_live: number;
+      rxjs_young: number;
+      holding_young: number;
+      held: number;
+    };
   };
   await exited(proc.child);
   if (floor.held !== opts.workers) throw new Error(`the floor process held ${floor.held} of ${opts.workers} workers`);
@@ -399,5 +438,6 @@ export async function benchLocalMemoryFloor(opts: { workers: number }): Promise<
     rxjs_mb: mb(floor.rxjs),
     holding_mb: mb(floor.holding),
     peer_live_mb: mb(floor.holding_live - floor.rxjs_live),
+    peer_young_mb: mb(floor.holding_young - floor.rxjs_young),
   };
 }

@@ -38,6 +38,8 @@ process.send?.({
     holding: holding.rss,
     rxjs_live: rxjs.live,
     holding_live: holding.live,
+    rxjs_young: rxjs.young,
+    holding_young: holding.young,
     held: held.size,
   },
 });

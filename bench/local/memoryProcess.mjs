@@ -5,8 +5,10 @@
 // how many workers are registered there. After a full GC it notes its RSS,
 // then subscribes, has every worker once the initial burst is over (the
 // subscription is synced), collects again and notes its RSS and heap, and
-// its live memory (V8 heap used plus buffers) before and after.
+// its live memory (V8 heap used plus buffers) and the pages of V8's young
+// generation before and after.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { youngGeneration } from './settledMemory.mjs';
 
 const [entry = '', namespace = '', countArg = '0'] = process.argv.slice(2);
 const expected = Number(countArg);
@@ -18,6 +20,7 @@ const discovery = localDiscovery(namespace, { capacity: expected });
 gc();
 await settle();
 const before = process.memoryUsage();
+const beforeYoung = youngGeneration();
 let seen = 0;
 const subscription = discovery.events().subscribe((event) => {
   if (event.type === 'worker-added') seen += 1;
@@ -27,6 +30,7 @@ gc();
 await settle();
 gc();
 const after = process.memoryUsage();
+const afterYoung = youngGeneration();
 process.send?.({
   memory: {
     before_rss: before.rss,
@@ -35,6 +39,8 @@ process.send?.({
     external: after.external,
     before_live: before.heapUsed + before.arrayBuffers,
     live: after.heapUsed + after.arrayBuffers,
+    before_young: beforeYoung,
+    young: afterYoung,
   },
 });
 subscription.unsubscribe();

@@ -21,8 +21,14 @@ describe('the memory row', () => {
     assert.ok(run.rss_mb > 0 && run.before_rss_mb > 0, `RSS measured (${JSON.stringify(run)})`);
     // 60 decoded workers are live in the floor's heap: some kilobytes, never a negative figure.
     assert.ok(run.same_work_live_mb >= 0, `the same-work floor's live memory (${JSON.stringify(run)})`);
+    // The young generation's pages are part of the RSS: present in every process (a young generation
+    // never shrinks below its initial size), never more than the RSS itself.
+    for (const key of ['young_mb', 'same_work_young_mb'] as const) {
+      assert.ok(Number.isFinite(run[key]) && Math.abs(run[key]) < run.rss_mb, `${key} (${JSON.stringify(run)})`);
+    }
     const floor = await benchLocalMemoryFloor({ workers: 60 });
     assert.ok(floor.rxjs_mb > floor.bare_mb, `RxJS weighs something (${JSON.stringify(floor)})`);
+    assert.ok(Number.isFinite(floor.peer_young_mb), `the peer's young generation (${JSON.stringify(floor)})`);
     assert.deepEqual({ shm: ours('/dev/shm'), tmp: ours(tmpdir()) }, before, 'the namespace is removed');
   });
 });
