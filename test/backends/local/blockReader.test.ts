@@ -10,6 +10,7 @@ import { Subject } from 'rxjs';
 import { encodeWorker } from '../../../src/codec/encodeWorker.js';
 import { BlockReader, type BlockHandle, type BlockRead } from '../../../src/backends/local/block/BlockReader.js';
 import { blockName } from '../../../src/backends/local/block/blockFile.js';
+import { recordDigest, type RecordDigest } from '../../../src/backends/local/block/recordDigest.js';
 import { BlockSweep, WorkerBlocks } from '../../../src/backends/local/block/WorkerBlocks.js';
 import { Journal, JOURNAL_ADDED } from '../../../src/backends/local/journal/Journal.js';
 import { JournalFollower } from '../../../src/backends/local/journal/JournalFollower.js';
@@ -23,6 +24,13 @@ const dir = mkdtempSync(join(tmpdir(), 'woolrx-blocks-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A block's record: u32 LE length, then the bytes. */
+/** What a subscriber keeps of a record it took: its length and digest. */
+function digestOf(record: Buffer): RecordDigest {
+  const words = new Int32Array(4);
+  recordDigest(record, record.length, words);
+  return { taken: record.length, digestA: words[0] ?? 0, digestB: words[1] ?? 0 };
+}
+
 /** The record a read returned, or what it found instead. */
 function recordIn(read: BlockRead): Buffer | string {
   return read.kind === 'record' ? read.record : read.kind;
@@ -103,10 +111,13 @@ describe('BlockReader', () => {
     assert.equal(reader.unchanged(entry, undefined), false, 'nothing taken yet');
     const read = reader.read(entry);
     assert.equal(read.kind, 'record');
-    const taken = read.kind === 'record' ? read.record : undefined;
+    const taken = read.kind === 'record' ? digestOf(read.record) : undefined;
     assert.equal(reader.unchanged(entry, taken), true);
     const fd = entry.fd;
-    writeBlockFile(w.uid, recordOf(encodeWorker({ ...w, version: '2' }))); // rewritten in place
+    // Rewritten in place: one byte apart (the same length), then another length.
+    writeBlockFile(w.uid, recordOf(encodeWorker({ ...w, version: '1.0.1' })));
+    assert.equal(reader.unchanged(entry, taken), false, 'one byte changed');
+    writeBlockFile(w.uid, recordOf(encodeWorker({ ...w, version: '2' })));
     assert.equal(reader.unchanged(entry, taken), false);
     assert.equal(entry.fd, fd, 'same file: descriptor kept');
     unlinkSync(path);
@@ -124,7 +135,7 @@ describe('BlockReader', () => {
     const record = recordOf(encodeWorker(w));
     const path = writeBlockFile(w.uid, record);
     const entry = BlockReader.handle(w.uid);
-    assert.equal(reader.unchanged(entry, record), true, 'the bytes a journal record gave');
+    assert.equal(reader.unchanged(entry, digestOf(record)), true, 'the bytes a journal record gave');
     assert.notEqual(entry.fd, undefined, 'opened, and kept');
     assert.equal(entry.size, 1024, 'its size learnt at open');
     assert.equal(reader.openCount, 1);
@@ -133,7 +144,7 @@ describe('BlockReader', () => {
     const otherRecord = recordOf(encodeWorker(other));
     writeBlockFile(other.uid, otherRecord);
     const second = BlockReader.handle(other.uid);
-    assert.equal(reader.unchanged(second, otherRecord), false, 'no descriptor to spare: left to a full read');
+    assert.equal(reader.unchanged(second, digestOf(otherRecord)), false, 'no descriptor to spare: left to a full read');
     assert.equal(second.fd, undefined);
     assert.equal(second.size, 0, 'not opened at all');
 
@@ -141,17 +152,21 @@ describe('BlockReader', () => {
     writeBlockFile(stale.uid, recordOf(encodeWorker({ ...stale, version: '2' })));
     const third = BlockReader.handle(stale.uid);
     reader.close(entry);
-    assert.equal(reader.unchanged(third, recordOf(encodeWorker(stale))), false, 'the block holds newer bytes');
+    assert.equal(
+      reader.unchanged(third, digestOf(recordOf(encodeWorker(stale)))),
+      false,
+      'the block holds newer bytes',
+    );
     assert.notEqual(third.fd, undefined, 'opened all the same: the full read that follows reuses it');
     reader.close(third);
 
     const missing = BlockReader.handle(makeWorker().uid);
-    assert.equal(reader.unchanged(missing, record), false, 'no block: the full read reports it');
+    assert.equal(reader.unchanged(missing, digestOf(record)), false, 'no block: the full read reports it');
     assert.equal(missing.fd, undefined);
     assert.equal(reader.openCount, 0);
 
     // Re-created since it was opened (a new registration): read whole, not opened and compared.
-    assert.equal(reader.unchanged(entry, record), false, 'size known, descriptor closed: a full read is due');
+    assert.equal(reader.unchanged(entry, digestOf(record)), false, 'size known, descriptor closed: a full read is due');
     assert.equal(entry.fd, undefined);
     unlinkSync(path);
   });
@@ -215,7 +230,7 @@ describe('WorkerBlocks', () => {
     const entry = workers.add(w.uid);
     const junk = recordOf(Buffer.from([0xff, 0xff, 0xff]));
     workers.accept(entry, junk);
-    workers.accept(Object.assign(entry, { bytes: undefined }), junk); // the same bytes again: not reported twice
+    workers.accept(Object.assign(entry, { taken: 0 }), junk); // the same bytes again: not reported twice
     assert.equal(diagnostics.length, 1);
     const other = makeWorker();
     workers.accept(entry, recordOf(encodeWorker(other)));

@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { blockPath, LENGTH_PREFIX, MAX_READ_BLOCK, readRegistrantMark } from './blockFile.js';
 import { openSafe, type SafeFile } from '../safe-fs/safeFs.js';
 import { UnsafeObjectError } from '../safe-fs/UnsafeObjectError.js';
+import { recordDigest, type RecordDigest } from './recordDigest.js';
 
 /** Scratch buffers kept between reads; a larger (still bounded) block is read into buffers not kept. */
 const SCRATCH = 64 * 1024;
@@ -65,6 +66,8 @@ export class BlockReader {
   #open = 0;
   #a: Buffer = sharedScratch()[0];
   #b: Buffer = sharedScratch()[1];
+  /** Scratch words of {@link recordDigest}. */
+  readonly #digest = new Int32Array(4);
 
   /**
    * @param shmDir Where the blocks are (`/dev/shm`).
@@ -107,19 +110,20 @@ export class BlockReader {
   }
 
   /**
-   * Whether the block still holds exactly the bytes last taken: one read. A
+   * Whether the block still holds the record last taken (its length and
+   * digest, see {@link RecordDigest}): one read, no copy. A
    * block unlinked and re-created under the same name (wool: a drop and a
    * re-add) is a new file: its descriptor is closed so the next read
    * re-opens it by name. A block never opened yet whose bytes are known
    * already (from a journal record) is opened here and compared the same
    * way: bytes equal to a stable record are not a torn read, so one read
    * does, not the two (and a copy) of {@link BlockReader.read}.
-   * @param bytes The record last taken from it, if any.
+   * @param taken The record last taken from it, if any.
    * @returns `true` when unchanged.
    */
-  unchanged(block: BlockHandle, bytes: Buffer | undefined): boolean {
+  unchanged(block: BlockHandle, taken: RecordDigest | undefined): boolean {
     if (block.fd !== undefined && fstatSync(block.fd).nlink === 0) this.close(block);
-    if (bytes === undefined) return false;
+    if (taken === undefined || taken.taken === 0) return false;
     // Never opened (size unknown), and a descriptor to spare: opened now. A
     // block re-created since its last read is read whole instead (a new
     // registration: its registrant mark is read again).
@@ -128,9 +132,12 @@ export class BlockReader {
     }
     const fd = block.fd;
     if (fd === undefined) return false;
-    this.#grow(bytes.length);
-    const n = readSync(fd, this.#a, 0, bytes.length, 0);
-    return n === bytes.length && this.#a.compare(bytes, 0, n, 0, n) === 0;
+    this.#grow(taken.taken);
+    const n = readSync(fd, this.#a, 0, taken.taken, 0);
+    if (n !== taken.taken) return false;
+    const digest = this.#digest;
+    recordDigest(this.#a, n, digest);
+    return digest[0] === taken.digestA && digest[1] === taken.digestB;
   }
 
   /**

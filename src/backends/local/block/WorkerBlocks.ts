@@ -8,6 +8,7 @@ import type { DropReason } from '../../../events/types.js';
 import type { WorkerInfo } from '../../../model/types.js';
 import type { BlockHandle, BlockReader } from './BlockReader.js';
 import { LENGTH_PREFIX } from './blockFile.js';
+import { recordDigest, type RecordDigest } from './recordDigest.js';
 
 /**
  * What one subscriber knows of one uid found in the slot table or the journal, in one object: its
@@ -15,10 +16,16 @@ import { LENGTH_PREFIX } from './blockFile.js';
  * changes), and what {@link WorkerBlocks} took from it (the fields below, which only it changes).
  * @internal
  */
-export interface WorkerEntry extends BlockHandle {
-  /** Last stable record bytes taken (length prefix included). */
-  bytes: Buffer | undefined;
-  /** Whether `bytes` decoded to a valid worker of this uid. */
+export interface WorkerEntry extends BlockHandle, RecordDigest {
+  /**
+   * The last stable record taken (length prefix included) is known by its
+   * length and digest ({@link RecordDigest}), not kept: a subscriber holds
+   * every worker of the namespace.
+   */
+  taken: number;
+  digestA: number;
+  digestB: number;
+  /** Whether that record decoded to a valid worker of this uid. */
   ok: boolean;
   /** Bytes last reported as malformed, not to report them twice. */
   reported: Buffer | undefined;
@@ -55,6 +62,8 @@ export class WorkerBlocks {
   readonly #sink: Pick<DiscoverySink, 'next' | 'closed'>;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
   readonly #entries = new Map<string, WorkerEntry>();
+  /** Scratch words of {@link recordDigest} (each digest is used before the next is computed). */
+  readonly #digest = new Int32Array(4);
   #pending = new Set<WorkerEntry>();
   /**
    * Versions and tags, one string each for every worker that carries it: a
@@ -124,7 +133,9 @@ export class WorkerBlocks {
       uid,
       fd: undefined,
       size: 0,
-      bytes: undefined,
+      taken: 0,
+      digestA: 0,
+      digestB: 0,
       ok: false,
       reported: undefined,
       strike: undefined,
@@ -165,7 +176,7 @@ export class WorkerBlocks {
    * unchanged); takes it when it changed, unless the journal moved meanwhile.
    */
   recheck(entry: WorkerEntry): void {
-    if (!this.#reader.unchanged(entry, entry.ok ? entry.bytes : undefined)) this.refresh(entry, true);
+    if (!this.#reader.unchanged(entry, entry.ok ? entry : undefined)) this.refresh(entry, true);
   }
 
   /**
@@ -213,7 +224,7 @@ export class WorkerBlocks {
         return;
     }
     entry.strike = undefined;
-    if (guard && entry.bytes?.equals(read.record) !== true && this.#journal.moved()) {
+    if (guard && !this.#isTaken(entry, read.record) && this.#journal.moved()) {
       this.#pending.add(entry);
       this.#schedule();
       return;
@@ -249,11 +260,13 @@ export class WorkerBlocks {
    */
   accept(entry: WorkerEntry, record: Buffer, registrant?: number): void {
     if (registrant !== undefined) entry.registrant = registrant;
-    if (entry.bytes !== undefined && entry.bytes.equals(record)) {
+    if (this.#isTaken(entry, record)) {
       if (!entry.ok) this.#pending.add(entry);
       return;
     }
-    entry.bytes = record;
+    entry.taken = record.length;
+    entry.digestA = this.#digest[0] ?? 0;
+    entry.digestB = this.#digest[1] ?? 0;
     entry.ok = false;
     let worker: WorkerInfo;
     try {
@@ -277,6 +290,18 @@ export class WorkerBlocks {
     }
     const event = this.ledger.put(worker);
     if (event !== undefined && !this.#sink.closed) this.#sink.next(event);
+  }
+
+  /**
+   * Whether `record` is the record last taken: the same length and digest.
+   * Leaves its digest in the scratch words.
+   */
+  #isTaken(entry: WorkerEntry, record: Buffer): boolean {
+    const digest = this.#digest;
+    recordDigest(record, record.length, digest);
+    return (
+      entry.taken !== 0 && entry.taken === record.length && entry.digestA === digest[0] && entry.digestB === digest[1]
+    );
   }
 
   /** Closes every block descriptor and forgets every entry. */
