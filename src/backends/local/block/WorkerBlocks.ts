@@ -44,11 +44,11 @@ const SHARED_STRINGS = 1024;
 
 /**
  * The workers one local subscriber knows, by uid: an entry per uid found in
- * the slot table (its block's state: descriptor, last bytes taken), and a
- * {@link WorkerLedger} of what the subscriber was told. Record bytes come
- * from a journal record or a block read; they are decoded only when they
- * differ from the last taken, and the ledger decides which event, if any,
- * they are. A block that cannot be taken yet (missing, torn, malformed,
+ * the slot table (its block's state: descriptor, the last record taken as
+ * its length and digest), and a {@link WorkerLedger} of what the subscriber
+ * was told. Record bytes come from a journal record or a block read; they
+ * are decoded only when they differ from the last taken, and the ledger
+ * decides which event, if any, they are. A block that cannot be taken yet (missing, torn, malformed,
  * newer than the journal applied) stays *pending*, to be read again.
  * @internal
  */
@@ -172,8 +172,8 @@ export class WorkerBlocks {
   }
 
   /**
-   * Compares one block with the bytes last taken (one read when
-   * unchanged); takes it when it changed, unless the journal moved meanwhile.
+   * Compares one block with the record last taken (one read and its digest
+   * when unchanged); takes it when it changed, unless the journal moved meanwhile.
    */
   recheck(entry: WorkerEntry): void {
     if (!this.#reader.unchanged(entry, entry.ok ? entry : undefined)) this.refresh(entry, true);
@@ -332,8 +332,8 @@ export const POLL_BLOCKS = 64;
 export const SWEEP_SLICE = 4;
 
 /**
- * The blocks a local subscriber still has to compare with the bytes last
- * seen, a slice per turn of the event loop (each turn after applying the
+ * The blocks a local subscriber still has to compare with the record last
+ * taken, a slice per turn of the event loop (each turn after applying the
  * journal, so woolrx events are never held behind a sweep): after a wool
  * notification, all of them ({@link BlockSweep.all}); on a poll tick, a
  * round-robin slice ({@link BlockSweep.poll}).
