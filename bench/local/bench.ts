@@ -41,6 +41,7 @@ import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bareNamespace } from './bareNamespace.js';
+import { removeBenchNamespace } from './removeBenchNamespace.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** Untimed adds (and as many drops) before the timed phase. */
@@ -297,6 +298,7 @@ async function runOnce(workers: number): Promise<{ run: LocalRun; latencies: num
   const rounds = Math.ceil(WARMUP / size);
   const subscriber = spawnChild('subscriberProcess.ts', [namespace, String(workers), String(rounds * size)]);
   const publisher = spawnChild('publisherProcess.ts', [namespace, String(workers), '1']);
+  let measured = false;
   try {
     await Promise.all([subscriber.next('ready'), publisher.next('ready')]);
     publisher.child.send({ op: 'warmup', rounds, size });
@@ -322,6 +324,7 @@ async function runOnce(workers: number): Promise<{ run: LocalRun; latencies: num
         return Number(at - BigInt(t)) / 1000;
       })
       .sort((a, b) => a - b);
+    measured = true;
     return {
       run: {
         p50_us: Math.round(percentile(latencies, 50)),
@@ -333,13 +336,18 @@ async function runOnce(workers: number): Promise<{ run: LocalRun; latencies: num
       latencies,
     };
   } finally {
-    publisher.child.send({ op: 'stop' });
-    await publisher.next('stopped').catch(() => undefined);
-    subscriber.child.send({ op: 'stop' });
-    await Promise.all(
-      [publisher.child, subscriber.child].map(
-        (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))),
-      ),
-    );
+    const children = [publisher.child, subscriber.child];
+    if (measured) {
+      publisher.child.send({ op: 'stop' });
+      await publisher.next('stopped').catch(() => undefined);
+      subscriber.child.send({ op: 'stop' });
+    } else {
+      // Failed (a child died, or sent what was not expected): the other may
+      // wait for what will not come, and one that died cannot be told to
+      // stop; left running, it would outlive the bench.
+      for (const child of children) child.kill();
+    }
+    await Promise.all(children.map(exited));
+    if (!measured) removeBenchNamespace(namespace);
   }
 }

@@ -389,9 +389,15 @@ export async function benchLocalMemory(opts: { workers: number }): Promise<Local
       same_work_young_mb: mb(sameWork.holding_young - sameWork.rxjs_young),
     };
   } finally {
-    publisher.child.send({ op: 'stop' });
-    await publisher.next('stopped').catch(() => undefined);
+    // A publisher that died cannot be told to stop (sending would throw).
+    if (publisher.child.connected) {
+      publisher.child.send({ op: 'stop' });
+      await publisher.next('stopped').catch(() => undefined);
+    } else {
+      publisher.child.kill();
+    }
     await exited(publisher.child);
+    if (publisher.child.exitCode !== 0) removeBenchNamespace(namespace);
   }
 }
 

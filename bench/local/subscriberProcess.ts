@@ -31,6 +31,10 @@ const subscription = localDiscovery(namespace, { capacity: expected })
     }
   });
 
+// The bench went away without telling it to stop (killed, or failed): leave
+// with it. Its subscription would otherwise keep it running for good.
+process.once('disconnect', () => subscription.unsubscribe());
+
 process.on('message', (message: { op: string }) => {
   if (message.op === 'start') {
     emptyYoungGeneration();
