@@ -362,18 +362,7 @@ export async function benchLocalMemory(opts: { workers: number }): Promise<Local
     await exited(subscriber.child);
     const coreEntry = join(dirname(entry), '..', 'index.js');
     const floor = child('memorySameWorkProcess.mjs', [coreEntry, namespace, String(opts.workers)], ['--expose-gc']);
-    const { sameWork } = (await floor.next('sameWork')) as {
-      sameWork: {
-        rxjs: number;
-        codec: number;
-        holding: number;
-        rxjs_live: number;
-        holding_live: number;
-        rxjs_young: number;
-        holding_young: number;
-        held: number;
-      };
-    };
+    const { sameWork } = (await floor.next('sameWork')) as { sameWork: HoldingMemory & { codec: number } };
     await exited(floor.child);
     if (sameWork.held !== opts.workers) throw new Error(`the same-work floor held ${sameWork.held} of ${opts.workers}`);
     const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;
@@ -401,6 +390,22 @@ export async function benchLocalMemory(opts: { workers: number }): Promise<Local
   }
 }
 
+/**
+ * What the memory row's plain-Node.js children (memoryFloorProcess.mjs,
+ * memorySameWorkProcess.mjs) report, in bytes: their RSS, live memory and
+ * young-generation pages with RxJS loaded (the baseline) and holding the
+ * workers, and how many they held.
+ */
+interface HoldingMemory {
+  rxjs: number;
+  holding: number;
+  rxjs_live: number;
+  holding_live: number;
+  rxjs_young: number;
+  holding_young: number;
+  held: number;
+}
+
 /** Result of one {@link benchLocalMemoryFloor} run, MB (10^6 bytes) of RSS after a full GC. */
 export interface LocalMemoryFloorRun {
   /** A bare Node.js process. */
@@ -424,18 +429,7 @@ export interface LocalMemoryFloorRun {
  */
 export async function benchLocalMemoryFloor(opts: { workers: number }): Promise<LocalMemoryFloorRun> {
   const proc = child('memoryFloorProcess.mjs', [String(opts.workers)], ['--expose-gc']);
-  const { floor } = (await proc.next('floor')) as {
-    floor: {
-      bare: number;
-      rxjs: number;
-      holding: number;
-      rxjs_live: number;
-      holding_live: number;
-      rxjs_young: number;
-      holding_young: number;
-      held: number;
-    };
-  };
+  const { floor } = (await proc.next('floor')) as { floor: HoldingMemory & { bare: number } };
   await exited(proc.child);
   if (floor.held !== opts.workers) throw new Error(`the floor process held ${floor.held} of ${opts.workers} workers`);
   const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;
