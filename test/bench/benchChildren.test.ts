@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { removeBenchNamespace } from '../../bench/local/removeBenchNamespace.js';
 
 const ours = (dir: string): string[] =>
   readdirSync(dir).filter((name) => name.startsWith('woolrx-') || name.startsWith('wool-'));
@@ -35,6 +36,8 @@ describe('the latency row’s subscriber child', () => {
     } finally {
       child.kill();
       await exited;
+      // Killed (the test failed): what its subscription made is removed here.
+      removeBenchNamespace(namespace);
     }
   });
 });
