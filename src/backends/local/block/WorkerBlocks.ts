@@ -48,8 +48,9 @@ const SHARED_STRINGS = 1024;
  * its length and digest), and a {@link WorkerLedger} of what the subscriber
  * was told. Record bytes come from a journal record or a block read; they
  * are decoded only when they differ from the last taken, and the ledger
- * decides which event, if any, they are. A block that cannot be taken yet (missing, torn, malformed,
- * newer than the journal applied) stays *pending*, to be read again.
+ * decides which event, if any, they are. A block that cannot be taken yet
+ * (missing, torn, malformed, newer than the journal applied) stays
+ * *pending*, to be read again.
  * @internal
  */
 export class WorkerBlocks {
