@@ -201,6 +201,9 @@ if (process.send === undefined) {
   watchers.forEach((w) => w.close());
   if (!done) throw new Error(`saw ${next - base} of ${warmup + count} changes`);
 } else {
+  // The bench went away before the last change (killed, or failed): leave
+  // with it. The directory's watcher would otherwise keep it running for good.
+  process.once('disconnect', () => watchers.forEach((w) => w.close()));
   gc();
   // No warm-up: the CPU is counted from now.
   if (warmup === 0) cpu = process.cpuUsage();
