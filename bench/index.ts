@@ -7,7 +7,8 @@
  * and reports min/median/max.
  *
  * `--local-rows` (local suite; default `latency,bulk,memory`): which local
- * tables to measure: add → event latency, bulk publish (1 × 10 000 and
+ * tables to measure: add → event latency (with its floor, and two identical
+ * subscribers on the same adds: the spread of the same code), bulk publish (1 × 10 000 and
  * 10 × 1 000 publishes, and 10 × 1 000 warm: the restatement proposed in
  * docs/backends/local.md), subscriber memory with 10 000 workers (or
  * `--workers N`, as the latency table).
@@ -146,7 +147,7 @@ function range(s: { min: number; max: number }, digits = 0): string {
 }
 
 async function runLocalLatency(): Promise<Record<string, unknown>> {
-  const { benchLocal } = await import('./local/bench.js');
+  const { benchLocal, benchLocalTwins } = await import('./local/bench.js');
   const workers = workersArg ?? 1_000;
   const result = await benchLocal({ workers, runs: runsArg });
   const each = (key: 'p50_us' | 'p99_us' | 'cpu_us_per_event' | 'subscriber_gcs' | 'publisher_gcs'): string =>
@@ -156,9 +157,12 @@ async function runLocalLatency(): Promise<Record<string, unknown>> {
   const ratio = (
     name: string,
     r: { min: number; median: number; max: number },
-    target: number,
+    target?: number,
   ): { name: string; value: number; unit: string } => ({
-    name: `${name}, each run over the floor run after it (${range(r, 2)}; target ≤ ${target}): median`,
+    name:
+      target === undefined
+        ? `${name} (${range(r, 2)}): median`
+        : `${name}, each run over the floor run after it (${range(r, 2)}; target ≤ ${target}): median`,
     value: r.median,
     unit: '×',
   });
@@ -232,7 +236,25 @@ async function runLocalLatency(): Promise<Record<string, unknown>> {
       target: TARGET.cpu,
     },
   );
-  return { ...result };
+  const twins = await benchLocalTwins({ workers, runs: runsArg });
+  const pairs = (key: 'cpu_us_per_event' | 'p50_us'): string =>
+    twins.runs.map((r) => `${r[key][0]}/${r[key][1]}`).join(', ');
+  printTable(
+    `local: two identical subscribers on the same adds, ${workers} workers (${twins.runs.length} runs; for comparison: what this machine does to a process, not the code)`,
+    [
+      ratio(`CPU per event, the dearer over the cheaper (runs: ${pairs('cpu_us_per_event')} µs)`, twins.cpu_spread),
+      ratio(`p50, the higher over the lower (runs: ${pairs('p50_us')} µs)`, twins.p50_spread),
+    ],
+  );
+  floorRows.push({
+    row: 'subscriber CPU per event, two identical subscribers on the same adds',
+    unit: 'µs',
+    value: spread(twins.runs.map((r) => r.cpu_us_per_event[1])),
+    floor: spread(twins.runs.map((r) => r.cpu_us_per_event[0])),
+    floorName: 'the cheaper of the two (the same code)',
+    ratio: twins.cpu_spread,
+  });
+  return { ...result, twin_cpu_spread: twins.cpu_spread, twin_p50_spread: twins.p50_spread, twin_runs: twins.runs };
 }
 
 // Throughput and memory: each measured `runs` times, fresh processes each time, interleaved with its floor.

@@ -181,7 +181,9 @@ export async function benchLocal(opts: { workers: number; runs?: number }): Prom
   const floors: LocalRun[] = [];
   const pooled: number[] = [];
   for (let i = 0; i < (opts.runs ?? 3); i += 1) {
-    const { run, latencies } = await runOnce(opts.workers);
+    const [measurement] = await runOnce(opts.workers);
+    if (measurement === undefined) throw new Error('a run measured no subscriber');
+    const { run, latencies } = measurement;
     runs.push(run);
     pooled.push(...latencies);
     floors.push(await benchLocalFloor(opts.workers));
@@ -289,60 +291,72 @@ function exited(child: ChildProcess): Promise<unknown> {
   );
 }
 
-/** One measurement: its figures, and its latencies in µs, sorted. */
-async function runOnce(workers: number): Promise<{ run: LocalRun; latencies: number[] }> {
+/**
+ * One measurement: each subscriber's figures, and its latencies in µs,
+ * sorted. One publisher; `subscribers` subscriber processes watch the same
+ * adds at once (one, for the row; two, for {@link benchLocalTwins}).
+ */
+async function runOnce(
+  workers: number,
+  subscribers = 1,
+  warmup = WARMUP,
+): Promise<Array<{ run: LocalRun; latencies: number[] }>> {
   const namespace = `woolrx-bench-${process.pid}-${randomUUID().slice(0, 8)}`;
   // Warm-up: fill the namespace with up to 1,000 workers and drain it, until
-  // WARMUP workers have been added.
+  // `warmup` workers have been added.
   const size = Math.min(workers, 1_000);
-  const rounds = Math.ceil(WARMUP / size);
-  const subscriber = spawnChild('subscriberProcess.ts', [namespace, String(workers), String(rounds * size)]);
+  const rounds = Math.ceil(warmup / size);
+  const subs = Array.from({ length: subscribers }, () =>
+    spawnChild('subscriberProcess.ts', [namespace, String(workers), String(rounds * size)]),
+  );
   const publisher = spawnChild('publisherProcess.ts', [namespace, String(workers), '1']);
+  const all = async (key: string): Promise<Array<Record<string, unknown>>> =>
+    Promise.all(subs.map((subscriber) => subscriber.next(key)));
   let measured = false;
   try {
-    await Promise.all([subscriber.next('ready'), publisher.next('ready')]);
+    await Promise.all([all('ready'), publisher.next('ready')]);
     publisher.child.send({ op: 'warmup', rounds, size });
-    await Promise.all([subscriber.next('warm'), publisher.next('warmed')]);
-    subscriber.child.send({ op: 'start' });
-    await subscriber.next('started');
+    await Promise.all([all('warm'), publisher.next('warmed')]);
+    for (const subscriber of subs) subscriber.child.send({ op: 'start' });
+    await all('started');
     publisher.child.send({ op: 'run' });
     const { starts } = (await publisher.next('starts')) as { starts: [string, string][] };
-    await subscriber.next('done');
-    subscriber.child.send({ op: 'report' });
-    const { arrivals, cpuUs, gcs } = (await subscriber.next('arrivals')) as {
-      arrivals: [string, string][];
-      cpuUs: number;
-      gcs: number;
-    };
+    await all('done');
+    const reports: Array<{ arrivals: [string, string][]; cpuUs: number; gcs: number }> = [];
+    for (const subscriber of subs) {
+      subscriber.child.send({ op: 'report' });
+      reports.push((await subscriber.next('arrivals')) as (typeof reports)[number]);
+    }
     publisher.child.send({ op: 'gcs' });
     const { gcs: publisherGcs } = (await publisher.next('gcs')) as { gcs: number };
-    const arrived = new Map(arrivals.map(([uid, t]) => [uid, BigInt(t)]));
-    const latencies = starts
-      .map(([uid, t]) => {
-        const at = arrived.get(uid);
-        if (at === undefined) throw new Error(`worker ${uid} never arrived`);
-        return Number(at - BigInt(t)) / 1000;
-      })
-      .sort((a, b) => a - b);
-    measured = true;
-    return {
-      run: {
+    const results = reports.map(({ arrivals, cpuUs, gcs }) => {
+      const arrived = new Map(arrivals.map(([uid, t]) => [uid, BigInt(t)]));
+      const latencies = starts
+        .map(([uid, t]) => {
+          const at = arrived.get(uid);
+          if (at === undefined) throw new Error(`worker ${uid} never arrived`);
+          return Number(at - BigInt(t)) / 1000;
+        })
+        .sort((a, b) => a - b);
+      const run: LocalRun = {
         p50_us: Math.round(percentile(latencies, 50)),
         p99_us: Math.round(percentile(latencies, 99)),
         cpu_us_per_event: Math.round((cpuUs / workers) * 10) / 10,
         subscriber_gcs: gcs,
         publisher_gcs: publisherGcs,
-      },
-      latencies,
-    };
+      };
+      return { run, latencies };
+    });
+    measured = true;
+    return results;
   } finally {
-    const children = [publisher.child, subscriber.child];
+    const children = [publisher.child, ...subs.map((subscriber) => subscriber.child)];
     if (measured) {
       publisher.child.send({ op: 'stop' });
       await publisher.next('stopped').catch(() => undefined);
-      subscriber.child.send({ op: 'stop' });
+      for (const subscriber of subs) subscriber.child.send({ op: 'stop' });
     } else {
-      // Failed (a child died, or sent what was not expected): the other may
+      // Failed (a child died, or sent what was not expected): the others may
       // wait for what will not come, and one that died cannot be told to
       // stop; left running, it would outlive the bench.
       for (const child of children) child.kill();
@@ -350,4 +364,49 @@ async function runOnce(workers: number): Promise<{ run: LocalRun; latencies: num
     await Promise.all(children.map(exited));
     if (!measured) removeBenchNamespace(namespace);
   }
+}
+
+/** Result of {@link benchLocalTwins}. */
+export interface LocalTwinsResult {
+  /** Each run's two subscribers, the cheaper first: CPU per event (µs) and p50 (µs). */
+  runs: Array<{ cpu_us_per_event: [number, number]; p50_us: [number, number] }>;
+  /** Each run's dearer CPU per event over its cheaper: min, median, max. */
+  cpu_spread: Spread;
+  /** Each run's higher p50 over its lower. */
+  p50_spread: Spread;
+}
+
+/**
+ * Two woolrx subscriber processes — the same code, the same options —
+ * watching the same paced adds of one publisher at the same time, each
+ * warmed up and measured as the row's subscriber is: how far apart two
+ * processes of the same code come, the dearer over the cheaper, per run.
+ * No code tells them apart, so the spread is what this machine does to a
+ * process (where the scheduler runs it, what it shares a CPU with): the
+ * part of any run-over-run ratio that is not the code's. For comparison,
+ * not a target (docs/backends/local.md, "Ninth round").
+ * @param opts `workers` timed adds (and the namespace's capacity); `runs`
+ * (default 3); `warmup`: untimed adds first, as the row's (default 10,000).
+ * @returns Each run's pair, and the spreads.
+ */
+export async function benchLocalTwins(opts: {
+  workers: number;
+  runs?: number;
+  warmup?: number;
+}): Promise<LocalTwinsResult> {
+  const runs: LocalTwinsResult['runs'] = [];
+  for (let i = 0; i < (opts.runs ?? 3); i += 1) {
+    const [a, b] = (await runOnce(opts.workers, 2, opts.warmup)).map(({ run }) => run);
+    if (a === undefined || b === undefined) throw new Error('a twin run measured fewer than two subscribers');
+    const pair = (x: number, y: number): [number, number] => (x <= y ? [x, y] : [y, x]);
+    runs.push({
+      cpu_us_per_event: pair(a.cpu_us_per_event, b.cpu_us_per_event),
+      p50_us: pair(a.p50_us, b.p50_us),
+    });
+  }
+  return {
+    runs,
+    cpu_spread: spread(runs.map((r) => r.cpu_us_per_event[1] / r.cpu_us_per_event[0])),
+    p50_spread: spread(runs.map((r) => r.p50_us[1] / r.p50_us[0])),
+  };
 }
