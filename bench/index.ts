@@ -8,10 +8,10 @@
  *
  * `--local-rows` (local suite; default `latency,bulk,memory`): which local
  * tables to measure: add → event latency (with its floor, and two identical
- * subscribers on the same adds: the spread of the same code), bulk publish (1 × 10 000 and
- * 10 × 1 000 publishes, and 10 × 1 000 warm: the restatement proposed in
- * docs/backends/local.md), subscriber memory with 10 000 workers (or
- * `--workers N`, as the latency table).
+ * subscribers on the same adds: the spread of the same code), bulk publish
+ * (1 × 10 000 and 10 × 1 000 publishes, and 10 × 1 000 warm: the
+ * restatement proposed in docs/backends/local.md), subscriber memory with
+ * 10 000 workers (or `--workers N`, as the latency table).
  *
  * `--lan-rows` (lan suite; default `signing,add,late`): which LAN tables to
  * measure: signing cost, add → event latency (`--workers N`, default 200),
