@@ -78,6 +78,11 @@ export class LocalWatch {
   #foreignTimer: NodeJS.Timeout | undefined;
   /** The last scan failed: compare everything at the next. */
   #full = false;
+  /**
+   * The last scan ended with every notification it took explained by a
+   * woolrx record: the next one may be scanned at once (see NotifyWatcher).
+   */
+  #ours = false;
   /** Entries found by the current scan (liveness checks them at once); cleared, not re-allocated, per scan. */
   readonly #fresh = new Set<WorkerEntry>();
 
@@ -98,7 +103,12 @@ export class LocalWatch {
     this.#foreignGap = foreignGap(settings.pollInterval);
     this.#diagnostics = diagnostics;
     this.#sink = sink;
-    this.#wake = new NotifyWatcher(names, settings.pollInterval, () => this.#scan());
+    this.#wake = new NotifyWatcher(
+      names,
+      settings.pollInterval,
+      () => this.#scan(),
+      () => this.#ours && this.#journal.announced,
+    );
     const rxLockPath = names.rxLockPath;
     this.#journal = new JournalFollower(names.journalPath, this.#shows, () => writerBusy(rxLockPath));
     this.#mirror = new SlotMirror(names.segmentPath, Math.max(settings.capacity, MAX_READ_CAPACITY));
@@ -127,6 +137,8 @@ export class LocalWatch {
     if (this.#left) return;
     this.#reclaimer.check(this.#fresh);
     this.#fresh.clear();
+    // Read from the journal's head: every record up to it is accounted for.
+    this.#ours = !this.#full;
   }
 
   /** Closes watchers, timer and descriptors; then cleans up the namespace if it is left empty. Idempotent. */
@@ -265,6 +277,7 @@ export class LocalWatch {
   #scanOnce(): void {
     let full = this.#full;
     this.#full = false;
+    this.#ours = false;
     const { events, poll, dirChanged, segmentMoved } = this.#wake.take();
     if (dirChanged && this.#wake.recheckDir()) full = true;
     const fresh = this.#fresh;
@@ -273,7 +286,8 @@ export class LocalWatch {
     if (!this.#journal.follow(this.#applyRecord)) full = true;
     this.#afterFollow();
     if (this.#left) return;
-    if (!this.#journal.match(events, poll) && (full || poll || this.#foreign())) full = true;
+    const ours = this.#journal.match(events, poll);
+    if (!ours && (full || poll || this.#foreign())) full = true;
     // The slow path: the segment itself (wool's changes, segment replaced or
     // removed, journal overrun, fallback poll).
     if (full || poll || segmentMoved || this.#mirror.stale || this.#workers.pendingCount > 0) {
@@ -286,6 +300,7 @@ export class LocalWatch {
     // Reclaiming goes through the segment: not while it cannot be read (the workers kept wait for it).
     if (!this.#mirror.held) this.#reclaimer.check(fresh);
     fresh.clear();
+    this.#ours = ours && !full;
   }
 
   /**

@@ -7,10 +7,18 @@ import { localNames } from '../../../src/backends/local/names/localNames.js';
 import { NotifyWatcher, closeNotify, touchNotify } from '../../../src/backends/local/notify/notify.js';
 import { TMP, uniqueNamespace, waitFor } from './helpers.js';
 
-function setup(pollInterval = 0) {
+function setup(pollInterval = 0, prompt?: () => boolean, scanned?: (watcher: NotifyWatcher) => void) {
   const names = localNames(uniqueNamespace('notify'), TMP);
   let scans = 0;
-  const watcher = new NotifyWatcher(names, pollInterval, () => (scans += 1));
+  const watcher: NotifyWatcher = new NotifyWatcher(
+    names,
+    pollInterval,
+    () => {
+      scans += 1;
+      scanned?.(watcher);
+    },
+    prompt,
+  );
   const done = (): void => {
     watcher.close();
     closeNotify(names);
@@ -104,6 +112,43 @@ describe('NotifyWatcher', () => {
       await waitFor(() => scans() > before && watcher.take().events > 0, 'a notification from the new directory');
     } finally {
       done();
+    }
+  });
+
+  it('scans a notification at once while prompt; the others read with it wait for the turn, in one scan', async () => {
+    for (const prompt of [true, false]) {
+      // What each scan took: the notifications it was woken for.
+      const took: number[] = [];
+      let armed = false;
+      const { names, watcher, done } = setup(
+        0,
+        // Prompt until a scan runs: as a watch whose scan read records ahead of their notifications.
+        () => prompt && armed && took.length === 0,
+        (w) => {
+          if (armed) took.push(w.take().events);
+        },
+      );
+      try {
+        watcher.start();
+        touchNotify(names); // creates the file
+        await sleep(50);
+        watcher.take();
+        armed = true;
+        // Both touches are queued before the loop reads either: one inotify read brings both.
+        touchNotify(names);
+        touchNotify(names);
+        await waitFor(() => took.reduce((a, b) => a + b, 0) >= 2, 'both notifications taken');
+        await sleep(50);
+        assert.deepEqual(
+          took,
+          prompt ? [1, 1] : [2],
+          prompt
+            ? 'the first is scanned before the second is delivered; the second waits for the end of the turn'
+            : 'not prompt: one scan per turn, for both',
+        );
+      } finally {
+        done();
+      }
     }
   });
 

@@ -129,6 +129,14 @@ export class JournalFollower {
     return skipped;
   }
 
+  /**
+   * Whether every record applied was matched with its notification: a
+   * notification now announces a record not read yet (or is wool's).
+   */
+  get announced(): boolean {
+    return this.#matched >= this.#seq;
+  }
+
   /** The next sequence number to apply. */
   get seq(): number {
     return this.#seq;

@@ -128,6 +128,14 @@ export interface Wake {
  * (`setImmediate`), however many wake-ups came. The scan takes what woke it
  * as a {@link Wake} ({@link NotifyWatcher.take}).
  *
+ * A lone notification is scanned at once instead (`process.nextTick`, still
+ * inside the watcher's callback): when its watch says it is `prompt` (every
+ * change read so far was announced, and by woolrx, so this one announces
+ * news). The turn's other wake-ups still come to one scan: the ones read
+ * with it find the watch no longer prompt (the scan read records ahead of
+ * their notifications, or found a notification no record explains) and
+ * wait for the turn's end, as every other wake-up does.
+ *
  * The touch of `notify` is the last thing a woolrx publish does (after the
  * lock is released), so the wake-up it raises finds the publisher's work
  * done. The journal (tmpfs) is deliberately not watched: its record and
@@ -145,6 +153,7 @@ export class NotifyWatcher {
   readonly #names: LocalNames;
   readonly #pollInterval: number;
   readonly #scan: () => void;
+  readonly #prompt: () => boolean;
   #scheduled = false;
   #closed = false;
   #dirWatcher: FSWatcher | undefined;
@@ -161,11 +170,13 @@ export class NotifyWatcher {
   /**
    * @param pollInterval Fallback poll period in ms; `0`: no timer.
    * @param scan Runs once per scheduled turn.
+   * @param prompt Whether a notification now may be scanned at once (see the class).
    */
-  constructor(names: LocalNames, pollInterval: number, scan: () => void) {
+  constructor(names: LocalNames, pollInterval: number, scan: () => void, prompt: () => boolean = () => false) {
     this.#names = names;
     this.#pollInterval = pollInterval;
     this.#scan = scan;
+    this.#prompt = prompt;
   }
 
   /** Starts watching (creating the notification directory if needed) and the poll timer. */
@@ -186,6 +197,16 @@ export class NotifyWatcher {
     if (this.#scheduled || this.#closed) return;
     this.#scheduled = true;
     setImmediate(this.#onImmediate);
+  }
+
+  /**
+   * Runs the scan as soon as the current callback returns (once, however
+   * often called before it): for a notification while the watch is prompt.
+   */
+  #scheduleNow(): void {
+    if (this.#scheduled || this.#closed) return;
+    this.#scheduled = true;
+    process.nextTick(this.#onImmediate);
   }
 
   /**
@@ -247,6 +268,9 @@ export class NotifyWatcher {
         if (type === 'rename') {
           this.#segmentMoved = true;
           this.#watchFile();
+        } else if (this.#prompt()) {
+          this.#scheduleNow();
+          return;
         }
       } else if (type === 'rename') {
         this.#dirChanged = true;
