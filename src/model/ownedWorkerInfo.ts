@@ -4,7 +4,11 @@ import type { WorkerInfo } from './types.js';
 import { workerInfo } from './workerInfo.js';
 import { workerScalars } from './workerScalars.js';
 
-/** The fields of a worker as a decoder produces them: typed, and owned by the caller. */
+/**
+ * The fields of a worker as a decoder produces them: typed, owned by the
+ * caller, and their text decoded from strict UTF-8 (well-formed: it holds
+ * no lone surrogate).
+ */
 export interface OwnedWorkerInit {
   readonly uid: string;
   readonly address: string;
@@ -17,12 +21,10 @@ export interface OwnedWorkerInit {
   readonly secure: boolean;
 }
 
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
 function canonicalTags(tags: readonly unknown[]): boolean {
   let previous: string | undefined;
   for (const tag of tags) {
-    if (typeof tag !== 'string' || LONE_SURROGATE.test(tag)) return false;
+    if (typeof tag !== 'string') return false;
     // Sorted and without duplicates: what workerInfo() would make of them.
     if (previous !== undefined && !(previous < tag)) return false;
     previous = tag;
@@ -35,7 +37,7 @@ function canonicalExtra(extra: Record<string, unknown>): boolean {
   let previous: string | undefined;
   for (const key of Object.keys(extra)) {
     const value = extra[key];
-    if (typeof value !== 'string' || LONE_SURROGATE.test(key) || LONE_SURROGATE.test(value)) return false;
+    if (typeof value !== 'string') return false;
     // In sorted order, the object's own key order is the one workerInfo() builds.
     if (previous !== undefined && !(previous < key)) return false;
     previous = key;
@@ -69,7 +71,7 @@ export function ownedWorkerInfo(init: OwnedWorkerInit): WorkerInfo {
     return workerInfo(init);
   }
   // The scalar fields' rules are workerInfo's own (one place): the same checks, the same errors.
-  const { uid, address, pid, version, secure } = workerScalars(init);
+  const { uid, address, pid, version, secure } = workerScalars(init, true);
   const worker: WorkerInfo = Object.freeze({
     uid,
     address,
