@@ -31,7 +31,8 @@ function foreignGap(pollInterval: number): number {
  * the pieces. Finding what changed costs what changed, not what exists:
  *
  * - {@link NotifyWatcher}: wake-ups (the notification file, the poll timer),
- *   one scan per turn of the event loop;
+ *   one scan per turn of the event loop (a lone notification's at once,
+ *   while the last scan left every record matched: see `#ours`);
  * - {@link JournalFollower}: woolrx's publishes, replayed in order from the
  *   journal — one read of its head, one per record, each decoded once — and
  *   the matching of notifications with records that tells wool's apart;
