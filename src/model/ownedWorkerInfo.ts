@@ -46,9 +46,10 @@ function canonicalExtra(extra: Record<string, unknown>): boolean {
 }
 
 /**
- * {@link workerInfo} for a decoder: the same checks and the same frozen
- * worker, with the default channel options, but the given `tags` array and
- * `extra` object are frozen and kept instead of copied when they are
+ * {@link workerInfo} for a decoder: the same checks (but the tags' and
+ * extra's well-formedness, which its strict UTF-8 decoding holds) and the
+ * same frozen worker, with the default channel options, but the given
+ * `tags` array and `extra` object are frozen and kept instead of copied when they are
  * already sorted (and tags without duplicates) — the form every encoder of
  * a {@link WorkerInfo} writes. Other tags or extra go through
  * {@link workerInfo} itself, which normalises them or throws its usual
@@ -71,7 +72,7 @@ export function ownedWorkerInfo(init: OwnedWorkerInit): WorkerInfo {
     return workerInfo(init);
   }
   // The scalar fields' rules are workerInfo's own (one place): the same checks, the same errors.
-  const { uid, address, pid, version, secure } = workerScalars(init, true);
+  const { uid, address, pid, version, secure } = workerScalars(init);
   const worker: WorkerInfo = Object.freeze({
     uid,
     address,

@@ -34,17 +34,11 @@ export function checkText(field: string, value: string): void {
  * The checked scalar fields of a worker — the one place their rules live,
  * for {@link workerInfo} and the decoders' fast path alike.
  * @param init The worker's fields.
- * @param wellFormed The text comes from a strict UTF-8 decoder, which
- * refuses what has no well-formed form: it is not searched for lone
- * surrogates again.
  * @returns uid (lowercased), address, pid, version and secure (default `false`).
  * @throws {TypeError} Naming the field and the bad value.
  * @internal
  */
-export function workerScalars(
-  init: WorkerInfoInit,
-  wellFormed = false,
-): {
+export function workerScalars(init: WorkerInfoInit): {
   uid: string;
   address: string;
   pid: number;
@@ -60,10 +54,8 @@ export function workerScalars(
     failField('pid', pid, 'a non-negative 32-bit integer');
   }
   if (typeof version !== 'string') failField('version', version, 'a string');
-  if (!wellFormed) {
-    checkText('address', address);
-    checkText('version', version);
-  }
+  checkText('address', address);
+  checkText('version', version);
   if (secure !== undefined && typeof secure !== 'boolean') failField('secure', secure, 'a boolean');
   return { uid: normalizedUid, address, pid, version, secure: secure ?? false };
 }
