@@ -176,9 +176,10 @@ describe('the bulk floor (bench/local/bareProcess.ts)', () => {
 
   it('takes, keeps and releases the lock as woolrx does across a burst of adds', () => {
     // Traced alone, these calls leave the adds fast enough for the lock to
-    // be kept across some (a lock taken afresh begins with a flock).
+    // be kept across some (a lock taken afresh begins with a flock); on a
+    // loaded machine not in every burst, hence several tries.
     let kept = 0;
-    for (let attempt = 0; attempt < 3 && kept === 0; attempt += 1) {
+    for (let attempt = 0; attempt < 8 && kept === 0; attempt += 1) {
       const { woolrx, bare } = trace(12, LOCK_CALLS);
       assertKinds(woolrx, bare);
       kept = woolrx.adds.filter((calls) => calls[0] !== 'flock').length;
