@@ -26,7 +26,7 @@ export const LAYERS = [
   ['backends'],
   // The local backend's artifact modules, one per thing on disk, below the
   // publisher and the watch that coordinate them (private to backends/local).
-  ['backends/local/names', 'backends/local/safe-fs'],
+  ['backends/local/names', 'backends/local/safe-fs', 'backends/local/addon'],
   ['backends/local/lock', 'backends/local/notify'],
   ['backends/local/segment', 'backends/local/block', 'backends/local/journal'],
   ['backends/memory', 'backends/local', 'backends/lan', 'backends/etcd'],

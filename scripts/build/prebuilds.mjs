@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds woolrx's flock(2) addon (native/flock.c, Node-API) for every
+// Builds woolrx's native addon (native/addon.c, Node-API) for every
 // platform the package ships, into prebuilds/<platform>-<arch>/ with the
 // prebuildify/node-gyp-build file names, so that users never compile:
 //
@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const include = createRequire(import.meta.url)('node-api-headers').include_dir;
-const source = join(root, 'native/flock.c');
+const source = join(root, 'native/addon.c');
 
 const targets = [
   { dir: 'linux-x64', libc: 'glibc', cc: 'gcc', apt: 'gcc' },

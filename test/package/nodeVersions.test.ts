@@ -16,6 +16,8 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { workerInfo } from '../../src/index.js';
+import { localDiscovery } from '../../src/backends/local/index.js';
 import { Child, shortHash, sweep, uniqueNamespace } from '../cli/children.js';
 import { FIXTURES, REPO, ok, packWorkspace, type PackedWorkspace } from './packedProject.js';
 
@@ -182,7 +184,40 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
     );
   });
 
-  it("linux-x64 musl: the prebuilt addon loads under musl's dynamic loader and locks (a C harness stands in for Node-API)", () => {
+  it('a platform with no prebuilt addon: a watcher still sees workers (its reads go through fs)', async () => {
+    const dir = ws.project('no-addon-watch', 'module');
+    ws.npmInstall(dir, [ws.tarball, 'rxjs@^7.8.0']);
+    renameSync(join(dir, 'node_modules/woolrx/prebuilds'), join(dir, 'node_modules/woolrx/prebuilds-moved'));
+    copyFileSync(join(FIXTURES, 'localPeer.mjs'), join(dir, 'localPeer.mjs'));
+    const tmp = scratch('no-addon-watch-tmp');
+    const namespace = uniqueNamespace('no-addon-watch');
+    const uid = randomUUID();
+    used.push({ namespace, uids: [uid] });
+    // The publisher is this process, which has the addon.
+    const publisher = localDiscovery(namespace, { tmpdir: tmp }).publisher();
+    const watcher = new Child(
+      process.execPath,
+      ['localPeer.mjs', 'watch', namespace, tmp, uid],
+      { ...ws.env, TMPDIR: tmp },
+      dir,
+    );
+    try {
+      const worker = (tags: string[]) =>
+        workerInfo({ uid, address: '127.0.0.1:50051', pid: process.pid, version: process.version, tags });
+      await publisher.publish('worker-added', worker(['gpu']));
+      assert.deepEqual(JSON.parse(await watcher.line(30_000)), { type: 'worker-added', uid, tags: ['gpu'] });
+      await publisher.publish('worker-updated', worker(['big']));
+      assert.deepEqual(JSON.parse(await watcher.line(30_000)), { type: 'worker-updated', uid, tags: ['big'] });
+      await publisher.publish('worker-dropped', worker(['big']));
+      assert.deepEqual(JSON.parse(await watcher.line(30_000)), { type: 'worker-dropped', uid, tags: ['big'] });
+      assert.equal((await watcher.exited).code, 0, watcher.stderr);
+    } finally {
+      await publisher.close();
+      await watcher.stop('SIGKILL', 5_000);
+    }
+  });
+
+  it("linux-x64 musl: the prebuilt addon loads under musl's dynamic loader, locks, writes and reads (a C harness stands in for Node-API)", () => {
     // No official musl Node is on the npm registry; the harness (built with
     // musl-gcc, as the addon is) provides the napi_* functions the addon calls.
     const tmp = scratch('musl');
@@ -198,8 +233,9 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
     assert.equal(run.status, 0, run.stderr);
     assert.equal(
       run.stdout.trim(),
-      '0 11 0 1 0',
-      'locked, EWOULDBLOCK through a second open file description, unlocked; a waiter seen, then gone',
+      '0 11 0 1 0 6 6 woolrx',
+      'locked, EWOULDBLOCK through a second open file description, unlocked; a waiter seen, then gone; ' +
+        'six bytes written through one description at 8192 and read back through the other',
     );
   });
 

@@ -5,7 +5,7 @@
  */
 export { localDiscovery } from './localDiscovery.js';
 export type { LocalDiscoveryOptions } from './types.js';
-export { FlockUnavailableError } from './lock/FlockUnavailableError.js';
+export { FlockUnavailableError } from './addon/FlockUnavailableError.js';
 export { LockTimeoutError } from './lock/LockTimeoutError.js';
 export { UnsafeObjectError } from './safe-fs/UnsafeObjectError.js';
 export { TmpdirUnusableError } from './TmpdirUnusableError.js';

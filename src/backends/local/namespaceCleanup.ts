@@ -1,4 +1,5 @@
-import { closeSync, constants, lstatSync, readSync, rmdirSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, rmdirSync, statSync, writeSync } from 'node:fs';
+import { preadSync } from './addon/preadSync.js';
 import { assertSafe, openSafe, unlinkQuietly } from './safe-fs/safeFs.js';
 import { Journal } from './journal/Journal.js';
 import { SegmentFile } from './segment/SegmentFile.js';
@@ -49,7 +50,7 @@ function ownedIno(names: LocalNames): number | undefined {
     const { fd } = openSafe(names.ownerPath, constants.O_RDONLY);
     try {
       const bytes = Buffer.alloc(24);
-      const ino = Number(bytes.toString('latin1', 0, readSync(fd, bytes, 0, bytes.length, 0)));
+      const ino = Number(bytes.toString('latin1', 0, preadSync(fd, bytes, 0, bytes.length, 0)));
       return Number.isSafeInteger(ino) ? ino : undefined;
     } finally {
       closeSync(fd);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadFlock } from '../../../src/backends/local/lock/flockAddon.js';
-import { libcFlavour } from '../../../src/backends/local/lock/libcFlavour.js';
+import { libcFlavour } from '../../../src/backends/local/addon/libcFlavour.js';
 
 type Report = typeof process.report & { excludeNetwork?: boolean };
 

@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync } from 'node:fs';
+import { preadSync } from '../addon/preadSync.js';
 import { blockPath, LENGTH_PREFIX, MAX_READ_BLOCK, readRegistrantMark } from './blockFile.js';
 import { openSafe, type SafeFile } from '../safe-fs/safeFs.js';
 import { UnsafeObjectError } from '../safe-fs/UnsafeObjectError.js';
@@ -133,7 +134,7 @@ export class BlockReader {
     const fd = block.fd;
     if (fd === undefined) return false;
     this.#grow(taken.taken);
-    const n = readSync(fd, this.#a, 0, taken.taken, 0);
+    const n = preadSync(fd, this.#a, 0, taken.taken, 0);
     if (n !== taken.taken) return false;
     const digest = this.#digest;
     recordDigest(this.#a, n, digest);
@@ -197,7 +198,7 @@ export class BlockReader {
     }
     try {
       this.#grow(entry.size);
-      const first = readSync(fd, this.#a, 0, entry.size, 0);
+      const first = preadSync(fd, this.#a, 0, entry.size, 0);
       if (first < LENGTH_PREFIX) return EMPTY;
       const length = this.#a.readUInt32LE(0);
       if (length === 0) return EMPTY;
@@ -210,7 +211,7 @@ export class BlockReader {
           length: first,
         };
       }
-      const second = readSync(fd, this.#b, 0, end, 0);
+      const second = preadSync(fd, this.#b, 0, end, 0);
       if (second !== end || this.#a.compare(this.#b, 0, end, 0, end) !== 0) return TORN;
       return {
         kind: 'record',

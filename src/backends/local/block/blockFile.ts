@@ -1,6 +1,7 @@
 import { shortHash } from '../names/shortHash.js';
 
-import { closeSync, constants, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, unlinkSync } from 'node:fs';
+import { pwriteSync } from '../addon/pwriteSync.js';
 import { BlockExhaustedError } from './BlockExhaustedError.js';
 import { openSafeIfExists } from '../safe-fs/safeFs.js';
 
@@ -172,17 +173,17 @@ export function writeBlock(
       block.writeUInt32LE(payload.length, 0);
       block.set(payload, LENGTH_PREFIX);
       if (mark !== undefined && need + REGISTRANT_MARK_SIZE <= blockSize) putMark(block, blockSize, mark.pid);
-      writeSync(fd, block, 0, blockSize, 0);
+      pwriteSync(fd, block, 0, blockSize, 0);
       return fstatSync(fd).ino;
     }
     const record = scratch(need);
     record.writeUInt32LE(payload.length, 0);
     record.set(payload, LENGTH_PREFIX);
-    writeSync(existing.fd, record, 0, need, 0);
+    pwriteSync(existing.fd, record, 0, need, 0);
     if (mark?.ino !== undefined && mark.ino === existing.ino && need + REGISTRANT_MARK_SIZE <= existing.size) {
       const tail = scratch(REGISTRANT_MARK_SIZE);
       putMark(tail, REGISTRANT_MARK_SIZE, mark.pid);
-      writeSync(existing.fd, tail, 0, REGISTRANT_MARK_SIZE, existing.size - REGISTRANT_MARK_SIZE);
+      pwriteSync(existing.fd, tail, 0, REGISTRANT_MARK_SIZE, existing.size - REGISTRANT_MARK_SIZE);
     }
     return undefined;
   } catch (error) {

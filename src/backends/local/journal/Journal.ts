@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, ftruncateSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, unlinkSync } from 'node:fs';
+import { preadSync } from '../addon/preadSync.js';
+import { pwriteSync } from '../addon/pwriteSync.js';
 import type { DropReason } from '../../../events/types.js';
-import { FlockUnavailableError } from '../lock/FlockUnavailableError.js';
+import { FlockUnavailableError } from '../addon/FlockUnavailableError.js';
 import { flock, loadFlock } from '../lock/flockAddon.js';
 import { openSafe, openSafeIfExists } from '../safe-fs/safeFs.js';
 
@@ -177,7 +179,7 @@ export class Journal {
   /** Reads the header of `fd`; why it is unusable unless it is a journal of this format. */
   static #readHeader(fd: number): Buffer | JournalFault {
     const header = Buffer.alloc(HEADER_SIZE);
-    if (readSync(fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) {
+    if (preadSync(fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) {
       return { code: 'short', message: `it is shorter than its ${HEADER_SIZE}-byte header` };
     }
     return Journal.#headerProblem(header) ?? header;
@@ -207,7 +209,7 @@ export class Journal {
       header.writeBigUInt64LE(0n, 16);
       randomBytes(8).copy(header, 24);
       header.writeUInt32LE(MAGIC, 0);
-      writeSync(fd, header, 0, HEADER_SIZE, 0);
+      pwriteSync(fd, header, 0, HEADER_SIZE, 0);
       // Under the namespace lock: nobody is removing it.
       tryFlock(fd, 'shnb');
       return new Journal(fd, header);
@@ -274,7 +276,7 @@ export class Journal {
    * @returns The next sequence number to be written.
    */
   head(): number {
-    readSync(this.fd, this.#header, 0, 24, 0);
+    preadSync(this.fd, this.#header, 0, 24, 0);
     return readU64(this.#header, 16);
   }
 
@@ -330,11 +332,11 @@ export class Journal {
     uid.copy(record, 16, 0, 16);
     record.writeUInt32LE(slot >= 0 && slot < NO_SLOT ? slot : NO_SLOT, 32);
     if (fits && payload !== undefined) record.set(payload, RECORD_HEADER);
-    writeSync(this.fd, record, 0, size, HEADER_SIZE + (seq % this.count) * this.recordSize);
+    pwriteSync(this.fd, record, 0, size, HEADER_SIZE + (seq % this.count) * this.recordSize);
     const head = this.#header;
     writeU64(head, 16, seq + 1);
     this.#written = undefined;
-    writeSync(this.fd, head, 16, 8, 16);
+    pwriteSync(this.fd, head, 16, 8, 16);
     this.#written = seq + 1;
   }
 
@@ -345,7 +347,7 @@ export class Journal {
    */
   read(seq: number): JournalRecord | undefined {
     const scratch = this.#scratch;
-    const n = readSync(this.fd, scratch, 0, this.recordSize, HEADER_SIZE + (seq % this.count) * this.recordSize);
+    const n = preadSync(this.fd, scratch, 0, this.recordSize, HEADER_SIZE + (seq % this.count) * this.recordSize);
     if (n < RECORD_HEADER || readU64(scratch, 0) !== seq) return undefined;
     const type = scratch.readUInt8(8);
     const length = scratch.readUInt32LE(12);

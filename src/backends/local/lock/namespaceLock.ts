@@ -1,4 +1,6 @@
-import { closeSync, constants, existsSync, readSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, rmdirSync, unlinkSync } from 'node:fs';
+import { preadSync } from '../addon/preadSync.js';
+import { pwriteSync } from '../addon/pwriteSync.js';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { retryDelay } from '../../../discovery/retryDelay.js';
 import { LockTimeoutError } from './LockTimeoutError.js';
@@ -145,7 +147,7 @@ const NO_INTENT = Buffer.alloc(INTENT_SIZE);
  * @internal
  */
 export function readIntent(fd: number, into: Buffer = Buffer.alloc(INTENT_SIZE)): Buffer | undefined {
-  return readSync(fd, into, 0, INTENT_SIZE, 0) < INTENT_SIZE || into.equals(NO_INTENT) ? undefined : into;
+  return preadSync(fd, into, 0, INTENT_SIZE, 0) < INTENT_SIZE || into.equals(NO_INTENT) ? undefined : into;
 }
 
 /**
@@ -155,7 +157,7 @@ export function readIntent(fd: number, into: Buffer = Buffer.alloc(INTENT_SIZE))
  * @internal
  */
 export function writeIntent(fd: number, uid: Buffer): void {
-  writeSync(fd, uid, 0, INTENT_SIZE, 0);
+  pwriteSync(fd, uid, 0, INTENT_SIZE, 0);
 }
 
 /**
@@ -164,7 +166,7 @@ export function writeIntent(fd: number, uid: Buffer): void {
  * @internal
  */
 export function clearIntent(fd: number): void {
-  writeSync(fd, NO_INTENT, 0, INTENT_SIZE, 0);
+  pwriteSync(fd, NO_INTENT, 0, INTENT_SIZE, 0);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, writeSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, constants, fstatSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { pwriteSync } from '../addon/pwriteSync.js';
 import { basename } from 'node:path';
 import { ensureSafeDir, openSafe } from '../safe-fs/safeFs.js';
 import type { LocalNames } from '../names/localNames.js';
@@ -41,7 +42,7 @@ export function ensureNotifyDir(names: LocalNames): void {
 export function touchNotify(names: LocalNames, verify = true): void {
   counter = (counter + 1) % 1e9;
   marker.write(String(counter).padStart(9, '0'), counterAt, 'latin1');
-  writeSync(openNotify(names, verify), marker, 0, marker.length, 0);
+  pwriteSync(openNotify(names, verify), marker, 0, marker.length, 0);
 }
 
 /**

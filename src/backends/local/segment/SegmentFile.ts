@@ -1,4 +1,6 @@
-import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, statSync } from 'node:fs';
+import { preadSync } from '../addon/preadSync.js';
+import { pwriteSync } from '../addon/pwriteSync.js';
 import { MAX_READ_CAPACITY, SLOT_SIZE } from './slotTable.js';
 import { openSafe, openSafeIfExists } from '../safe-fs/safeFs.js';
 
@@ -80,7 +82,7 @@ export class SegmentFile {
       const header = Buffer.alloc(HEADER_SIZE);
       header.writeUInt32LE(MAGIC, 0);
       header.writeUInt32LE(capacity, 4);
-      writeSync(fd, header, 0, HEADER_SIZE, 0);
+      pwriteSync(fd, header, 0, HEADER_SIZE, 0);
     } catch (error) {
       closeSync(fd);
       throw error;
@@ -97,7 +99,7 @@ export class SegmentFile {
     if (this.#capacity !== undefined) return this.#capacity;
     const header = Buffer.alloc(HEADER_SIZE);
     const size = fstatSync(this.fd).size;
-    if (readSync(this.fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) return this.#notReady('no-header', 0, size);
+    if (preadSync(this.fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) return this.#notReady('no-header', 0, size);
     if (header.readUInt32LE(0) !== MAGIC) return this.#notReady('no-magic', 0, size);
     const capacity = header.readUInt32LE(4);
     if (capacity === 0) return this.#notReady('zero-capacity', 0, size);
@@ -135,7 +137,7 @@ export class SegmentFile {
     const length = SLOT_SIZE * capacity;
     let done = 0;
     while (done < length) {
-      const n = readSync(this.fd, into, done, length - done, HEADER_SIZE + done);
+      const n = preadSync(this.fd, into, done, length - done, HEADER_SIZE + done);
       if (n === 0) {
         into.fill(0, done, length);
         this.problem = { kind: 'truncated', capacity, size: HEADER_SIZE + done };
@@ -167,7 +169,7 @@ export class SegmentFile {
    * @returns Whether all 16 bytes were read.
    */
   readSlot(index: number, into: Buffer): boolean {
-    return readSync(this.fd, into, 0, SLOT_SIZE, HEADER_SIZE + SLOT_SIZE * index) === SLOT_SIZE;
+    return preadSync(this.fd, into, 0, SLOT_SIZE, HEADER_SIZE + SLOT_SIZE * index) === SLOT_SIZE;
   }
 
   /**
@@ -176,7 +178,7 @@ export class SegmentFile {
    * @param bytes 16 bytes: a UUID, or zeros to free it.
    */
   writeSlot(index: number, bytes: Buffer): void {
-    writeSync(this.fd, bytes, 0, SLOT_SIZE, HEADER_SIZE + SLOT_SIZE * index);
+    pwriteSync(this.fd, bytes, 0, SLOT_SIZE, HEADER_SIZE + SLOT_SIZE * index);
   }
 
   /**

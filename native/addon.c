@@ -1,8 +1,8 @@
 /*
- * woolrx's flock(2) addon: two functions, `flock(fd, operation)` and
- * `ofdlock(fd, operation, offset)`, built against Node-API (ABI-stable), so
- * one binary per platform loads in every Node.js and Electron release that
- * has Node-API 1 (all of them since Node 8.6), with no rebuild.
+ * woolrx's native addon: flock(2), one-byte OFD locks, and positioned reads
+ * and writes, built against Node-API (ABI-stable), so one binary per
+ * platform loads in every Node.js and Electron release that has Node-API 1
+ * (all of them since Node 8.6), with no rebuild.
  *
  *   flock(fd: number, operation: number): number
  *
@@ -24,13 +24,26 @@
  * `operation` 0 asks whether another open file description holds one (1:
  * yes, 0: no), 1 takes a shared one without waiting, 2 releases it (0 on
  * success). Returns the negated errno on failure; retries on EINTR.
+ *
+ *   pread(fd: number, into: Uint8Array, offset: number, length: number, position: number): number
+ *   pwrite(fd: number, from: Uint8Array, offset: number, length: number, position: number): number
+ *
+ * pread(2) and pwrite(2) of `length` bytes at `offset` in the array, at
+ * `position` in the file: the very system calls of fs.readSync and
+ * fs.writeSync with a position, without the checks and objects Node.js
+ * wraps around each (the local backend makes several per change, from code
+ * that already knows its arguments). Returns the byte count, or the negated
+ * errno; retries on EINTR. Throws a TypeError for arguments of the wrong
+ * type or a range outside the array: never reads or writes past it.
  */
 #define _GNU_SOURCE
 #define NAPI_VERSION 1
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/file.h>
+#include <unistd.h>
 #include <node_api.h>
 
 #define CHECK(call)                                                            \
@@ -103,12 +116,87 @@ static napi_value woolrx_ofdlock(napi_env env, napi_callback_info info) {
   return answer;
 }
 
+/* Largest position a double holds exactly (2^53), and what off_t can take. */
+#define MAX_POSITION 9007199254740992.0
+
+/* The arguments of pread/pwrite, checked; 0 when a TypeError was thrown. */
+static int positioned_args(napi_env env, napi_callback_info info, const char *name, int32_t *fd, uint8_t **data,
+                           size_t *length, off_t *position) {
+  size_t argc = 5;
+  napi_value argv[5];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return 0;
+  int32_t offset, count;
+  double at;
+  bool is_typedarray = false;
+  if (argc < 5 || napi_get_value_int32(env, argv[0], fd) != napi_ok ||
+      napi_is_typedarray(env, argv[1], &is_typedarray) != napi_ok || !is_typedarray ||
+      napi_get_value_int32(env, argv[2], &offset) != napi_ok ||
+      napi_get_value_int32(env, argv[3], &count) != napi_ok ||
+      napi_get_value_double(env, argv[4], &at) != napi_ok) {
+    throw_type_error(env, name);
+    return 0;
+  }
+  napi_typedarray_type type;
+  size_t elements;
+  void *base;
+  if (napi_get_typedarray_info(env, argv[1], &type, &elements, &base, NULL, NULL) != napi_ok ||
+      type != napi_uint8_array || *fd < 0 || offset < 0 || count < 0 || (size_t)offset + (size_t)count > elements ||
+      !(at >= 0 && at <= MAX_POSITION) || at != (double)(int64_t)at) {
+    throw_type_error(env, name);
+    return 0;
+  }
+  *data = (uint8_t *)base + offset;
+  *length = (size_t)count;
+  *position = (off_t)at;
+  return 1;
+}
+
+static napi_value woolrx_pread(napi_env env, napi_callback_info info) {
+  int32_t fd;
+  uint8_t *data;
+  size_t length;
+  off_t position;
+  if (!positioned_args(env, info, "pread(fd, into, offset, length, position): a descriptor, a Uint8Array, a range "
+                       "inside it and a position >= 0", &fd, &data, &length, &position)) {
+    return NULL;
+  }
+  ssize_t result;
+  do {
+    result = pread(fd, data, length, position);
+  } while (result < 0 && errno == EINTR);
+  napi_value answer;
+  CHECK(napi_create_int32(env, result < 0 ? -errno : (int32_t)result, &answer));
+  return answer;
+}
+
+static napi_value woolrx_pwrite(napi_env env, napi_callback_info info) {
+  int32_t fd;
+  uint8_t *data;
+  size_t length;
+  off_t position;
+  if (!positioned_args(env, info, "pwrite(fd, from, offset, length, position): a descriptor, a Uint8Array, a range "
+                       "inside it and a position >= 0", &fd, &data, &length, &position)) {
+    return NULL;
+  }
+  ssize_t result;
+  do {
+    result = pwrite(fd, data, length, position);
+  } while (result < 0 && errno == EINTR);
+  napi_value answer;
+  CHECK(napi_create_int32(env, result < 0 ? -errno : (int32_t)result, &answer));
+  return answer;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value fn;
   CHECK(napi_create_function(env, "flock", NAPI_AUTO_LENGTH, woolrx_flock, NULL, &fn));
   CHECK(napi_set_named_property(env, exports, "flock", fn));
   CHECK(napi_create_function(env, "ofdlock", NAPI_AUTO_LENGTH, woolrx_ofdlock, NULL, &fn));
   CHECK(napi_set_named_property(env, exports, "ofdlock", fn));
+  CHECK(napi_create_function(env, "pread", NAPI_AUTO_LENGTH, woolrx_pread, NULL, &fn));
+  CHECK(napi_set_named_property(env, exports, "pread", fn));
+  CHECK(napi_create_function(env, "pwrite", NAPI_AUTO_LENGTH, woolrx_pwrite, NULL, &fn));
+  CHECK(napi_set_named_property(env, exports, "pwrite", fn));
   return exports;
 }
 
