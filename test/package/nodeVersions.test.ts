@@ -217,7 +217,7 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
     }
   });
 
-  it("linux-x64 musl: the prebuilt addon loads under musl's dynamic loader, locks, writes and reads (a C harness stands in for Node-API)", () => {
+  it("linux-x64 musl: the prebuilt addon loads under musl's dynamic loader, locks, writes, reads and stats (a C harness stands in for Node-API)", () => {
     // No official musl Node is on the npm registry; the harness (built with
     // musl-gcc, as the addon is) provides the napi_* functions the addon calls.
     const tmp = scratch('musl');
@@ -233,9 +233,9 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
     assert.equal(run.status, 0, run.stderr);
     assert.equal(
       run.stdout.trim(),
-      '0 11 0 1 0 6 6 woolrx',
+      '0 11 0 1 0 6 6 woolrx 8198 8198',
       'locked, EWOULDBLOCK through a second open file description, unlocked; a waiter seen, then gone; ' +
-        'six bytes written through one description at 8192 and read back through the other',
+        'six bytes written through one description at 8192 and read back through the other; its size by path and by descriptor',
     );
   });
 

@@ -1,4 +1,5 @@
-import { statSync, unlinkSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
+import { STAT_INO, statIds } from './addon/statIds.js';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Subject } from 'rxjs';
@@ -18,6 +19,9 @@ import type { LocalSettings } from './types.js';
 import type { LocalNames } from './names/localNames.js';
 import { LockHolding, type Release } from './lock/LockHolding.js';
 import type { Withdraw } from './Reclaimer.js';
+
+/** Scratch for {@link statIds}. */
+const ids = new Float64Array(4);
 
 /** Thrown inside a critical section when the segment has no `WLD1` header yet. */
 export class SegmentNotReady extends Error {}
@@ -246,7 +250,7 @@ export class NamespaceWriter {
    * @returns The inode, or `undefined` when there is no block.
    */
   blockIno(uid: string): number | undefined {
-    return statSync(this.blockPath(uid), { throwIfNoEntry: false })?.ino;
+    return statIds(this.blockPath(uid), ids) ? ids[STAT_INO] : undefined;
   }
 
   /**

@@ -25,6 +25,8 @@ export interface NativeAddon {
   readonly pread: PositionedIo;
   /** The bytes written, or the negated errno (a plain function: called apart from the addon's object). */
   readonly pwrite: PositionedIo;
+  /** 0 with `[dev, ino, nlink, size]` in `into`, or the negated errno (a plain function, as `pread`). */
+  readonly statx: (this: void, fd: number, path: string | null, into: Float64Array) => number;
 }
 
 /** The binaries `npm run build` makes (scripts/build/prebuilds.mjs), by `<platform>-<arch>` and libc. */
@@ -108,7 +110,8 @@ export function loadAddon(): NativeAddon {
     typeof loaded.flock !== 'function' ||
     typeof loaded.ofdlock !== 'function' ||
     typeof loaded.pread !== 'function' ||
-    typeof loaded.pwrite !== 'function'
+    typeof loaded.pwrite !== 'function' ||
+    typeof loaded.statx !== 'function'
   ) {
     throw new FlockUnavailableError(
       label,

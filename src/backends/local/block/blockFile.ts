@@ -1,9 +1,13 @@
 import { shortHash } from '../names/shortHash.js';
 
-import { closeSync, constants, fstatSync, openSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, openSync, unlinkSync } from 'node:fs';
+import { STAT_INO, statIds } from '../addon/statIds.js';
 import { pwriteSync } from '../addon/pwriteSync.js';
 import { BlockExhaustedError } from './BlockExhaustedError.js';
 import { openSafeIfExists } from '../safe-fs/safeFs.js';
+
+/** Scratch for {@link statIds}. */
+const ids = new Float64Array(4);
 
 /** Byte layout of a worker block (see docs/wool-wire.md). */
 /** Block prefix: u32 payload length, native order (little-endian on x86-64 and arm64). */
@@ -174,7 +178,8 @@ export function writeBlock(
       block.set(payload, LENGTH_PREFIX);
       if (mark !== undefined && need + REGISTRANT_MARK_SIZE <= blockSize) putMark(block, blockSize, mark.pid);
       pwriteSync(fd, block, 0, blockSize, 0);
-      return fstatSync(fd).ino;
+      statIds(fd, ids);
+      return ids[STAT_INO] ?? 0;
     }
     const record = scratch(need);
     record.writeUInt32LE(payload.length, 0);

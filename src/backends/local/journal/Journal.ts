@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, ftruncateSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, unlinkSync } from 'node:fs';
+import { STAT_NLINK, statIds } from '../addon/statIds.js';
 import { preadSync } from '../addon/preadSync.js';
 import { pwriteSync } from '../addon/pwriteSync.js';
 import type { DropReason } from '../../../events/types.js';
 import { FlockUnavailableError } from '../addon/FlockUnavailableError.js';
 import { flock, loadFlock } from '../lock/flockAddon.js';
 import { openSafe, openSafeIfExists } from '../safe-fs/safeFs.js';
+
+/** Scratch for {@link statIds}. */
+const ids = new Float64Array(4);
 
 const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
 const HEADER_SIZE = 64;
@@ -297,7 +301,7 @@ export class Journal {
 
   /** @returns Whether the file still has a name (it is unlinked by the last one out). */
   isLinked(): boolean {
-    return fstatSync(this.fd).nlink > 0;
+    return statIds(this.fd, ids) && (ids[STAT_NLINK] ?? 0) > 0;
   }
 
   /**

@@ -1,0 +1,58 @@
+import { fstatSync, statSync, type Stats } from 'node:fs';
+import { constants } from 'node:os';
+import { errnoError } from './errnoError.js';
+import type { NativeAddon } from './loadAddon.js';
+import { optionalAddon } from './optionalAddon.js';
+
+/** Where {@link statIds} puts each figure. */
+export const STAT_DEV = 0;
+/** @see STAT_DEV */
+export const STAT_INO = 1;
+/** @see STAT_DEV */
+export const STAT_NLINK = 2;
+/** @see STAT_DEV */
+export const STAT_SIZE = 3;
+
+/** The addon's `statx`; `null` where no addon loads (then `fs`); `undefined` until first asked. */
+let native: NativeAddon['statx'] | null | undefined;
+
+function copy(stats: Stats, into: Float64Array): void {
+  into[STAT_DEV] = stats.dev;
+  into[STAT_INO] = stats.ino;
+  into[STAT_NLINK] = stats.nlink;
+  into[STAT_SIZE] = stats.size;
+}
+
+/**
+ * The figures of a file the local backend compares — device, inode, link
+ * count and size — by path (following links) or by descriptor: what
+ * `fs.statSync` / `fs.fstatSync` give, through woolrx's addon where it loads
+ * (the same system call without a `Stats` object per call: a publish makes
+ * several), through `fs` elsewhere.
+ * @param file A path, or an open descriptor.
+ * @param into At least 4 numbers: `[STAT_DEV]`, `[STAT_INO]`, `[STAT_NLINK]`, `[STAT_SIZE]`.
+ * @returns `false` when a path names nothing (`ENOENT`: as `throwIfNoEntry: false`);
+ * `into` is then left as it was.
+ * @throws An `Error` with `code`, `errno`, `syscall` (and `path`) as `fs`'s for any other failure.
+ * @internal
+ */
+export function statIds(file: string | number, into: Float64Array): boolean {
+  if (native === undefined) native = optionalAddon()?.statx ?? null;
+  if (native === null) {
+    if (typeof file === 'number') {
+      copy(fstatSync(file), into);
+      return true;
+    }
+    const stats = statSync(file, { throwIfNoEntry: false });
+    if (stats === undefined) return false;
+    copy(stats, into);
+    return true;
+  }
+  const status = typeof file === 'number' ? native(file, null, into) : native(-1, file, into);
+  if (status === 0) return true;
+  if (typeof file === 'string' && status === -constants.errno.ENOENT) return false;
+  if (typeof file === 'number') throw errnoError(-status, 'fstat');
+  const error = errnoError(-status, 'stat', `stat '${file}'`);
+  error.path = file;
+  throw error;
+}

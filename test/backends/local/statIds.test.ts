@@ -1,0 +1,118 @@
+// statIds through woolrx's addon: the device, inode, link count and size
+// fs.statSync and fs.fstatSync give, the same errors, and "nothing there"
+// where statSync's throwIfNoEntry: false says so.
+import assert from 'node:assert/strict';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { loadAddon } from '../../../src/backends/local/addon/loadAddon.js';
+import { STAT_DEV, STAT_INO, STAT_NLINK, STAT_SIZE, statIds } from '../../../src/backends/local/addon/statIds.js';
+import { TMP } from './helpers.js';
+
+const dirs = [mkdtempSync(join(TMP, 'woolrx-test-stat-')), mkdtempSync('/dev/shm/woolrx-test-stat-')];
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function figures(stats: { dev: number; ino: number; nlink: number; size: number }): number[] {
+  return [stats.dev, stats.ino, stats.nlink, stats.size];
+}
+
+function thrown(run: () => unknown): NodeJS.ErrnoException {
+  try {
+    run();
+  } catch (error) {
+    return error as NodeJS.ErrnoException;
+  }
+  assert.fail('did not throw');
+}
+
+describe('statIds', () => {
+  it('goes through the addon here', () => {
+    assert.equal(typeof loadAddon().statx, 'function');
+  });
+
+  it('gives what statSync and fstatSync give, on the temp directory and on /dev/shm', () => {
+    for (const dir of dirs) {
+      const path = join(dir, 'file');
+      writeFileSync(path, 'twelve bytes');
+      const ids = new Float64Array(4);
+      assert.equal(statIds(path, ids), true);
+      assert.deepEqual([...ids], figures(statSync(path)), `${path} by path`);
+      const fd = openSync(path, 'r');
+      try {
+        assert.equal(statIds(fd, ids), true);
+        assert.deepEqual([...ids], figures(fstatSync(fd)), `${path} by descriptor`);
+        assert.equal(ids[STAT_SIZE], 12);
+        // Unlinked while open: the descriptor's link count drops to 0.
+        unlinkSync(path);
+        statIds(fd, ids);
+        assert.equal(ids[STAT_NLINK], 0);
+        assert.deepEqual([...ids], figures(fstatSync(fd)));
+      } finally {
+        closeSync(fd);
+      }
+      // A directory, and a link followed to it.
+      const sub = join(dir, 'sub');
+      mkdirSync(sub);
+      symlinkSync(sub, join(dir, 'link'));
+      assert.equal(statIds(join(dir, 'link'), ids), true);
+      assert.deepEqual([...ids], figures(statSync(sub)));
+      assert.notEqual(ids[STAT_DEV], 0);
+      assert.notEqual(ids[STAT_INO], 0);
+    }
+  });
+
+  it('says nothing is there where statSync(…, { throwIfNoEntry: false }) does, leaving the figures be', () => {
+    const [dir = TMP] = dirs;
+    writeFileSync(join(dir, 'plain'), '');
+    const ids = new Float64Array([1, 2, 3, 4]);
+    const missing = join(dir, 'missing');
+    assert.equal(statSync(missing, { throwIfNoEntry: false }), undefined);
+    assert.equal(statIds(missing, ids), false);
+    assert.deepEqual([...ids], [1, 2, 3, 4]);
+  });
+
+  it('fails as statSync and fstatSync do: the same code, errno, syscall and message', () => {
+    const [dir = TMP] = dirs;
+    const loop = join(dir, 'loop');
+    symlinkSync(loop, loop);
+    writeFileSync(join(dir, 'plain'), '');
+    const fd = openSync(join(dir, 'plain'), 'r');
+    closeSync(fd);
+    const ids = new Float64Array(4);
+    const belowAFile = join(dir, 'plain', 'below-a-file');
+    for (const [ours, theirs] of [
+      [() => statIds(loop, ids), () => statSync(loop)],
+      [() => statIds(belowAFile, ids), () => statSync(belowAFile, { throwIfNoEntry: false })],
+      [() => statIds(fd, ids), () => fstatSync(fd)],
+    ] as const) {
+      const a = thrown(ours);
+      const b = thrown(theirs);
+      assert.deepEqual(
+        { code: a.code, errno: a.errno, syscall: a.syscall, message: a.message, path: a.path },
+        { code: b.code, errno: b.errno, syscall: b.syscall, message: b.message, path: b.path },
+      );
+    }
+  });
+
+  it('refuses, with a TypeError, an array that cannot take the figures', () => {
+    const [dir = TMP] = dirs;
+    for (const into of [new Float64Array(3), new Uint8Array(32) as unknown as Float64Array]) {
+      const error = thrown(() => statIds(dir, into));
+      assert.ok(error instanceof TypeError, String(error));
+      assert.match(error.message, /^statx\(fd, path, into\)/);
+    }
+  });
+});
