@@ -163,41 +163,29 @@ static int positioned_args(napi_env env, napi_callback_info info, const char *na
   return 1;
 }
 
-static napi_value woolrx_pread(napi_env env, napi_callback_info info) {
+/* pread(2) or pwrite(2), as the arguments say. */
+static napi_value positioned_io(napi_env env, napi_callback_info info, bool writing) {
   int32_t fd;
   uint8_t *data;
   size_t length;
   off_t position;
-  if (!positioned_args(env, info, "pread(fd, into, offset, length, position): a descriptor, a Uint8Array, a range "
-                       "inside it and a position >= 0", &fd, &data, &length, &position)) {
-    return NULL;
-  }
+  const char *usage = writing ? "pwrite(fd, from, offset, length, position): a descriptor, a Uint8Array, a range "
+                                "inside it and a position >= 0"
+                              : "pread(fd, into, offset, length, position): a descriptor, a Uint8Array, a range "
+                                "inside it and a position >= 0";
+  if (!positioned_args(env, info, usage, &fd, &data, &length, &position)) return NULL;
   ssize_t result;
   do {
-    result = pread(fd, data, length, position);
+    result = writing ? pwrite(fd, data, length, position) : pread(fd, data, length, position);
   } while (result < 0 && errno == EINTR);
   napi_value answer;
   CHECK(napi_create_int32(env, result < 0 ? -errno : (int32_t)result, &answer));
   return answer;
 }
 
-static napi_value woolrx_pwrite(napi_env env, napi_callback_info info) {
-  int32_t fd;
-  uint8_t *data;
-  size_t length;
-  off_t position;
-  if (!positioned_args(env, info, "pwrite(fd, from, offset, length, position): a descriptor, a Uint8Array, a range "
-                       "inside it and a position >= 0", &fd, &data, &length, &position)) {
-    return NULL;
-  }
-  ssize_t result;
-  do {
-    result = pwrite(fd, data, length, position);
-  } while (result < 0 && errno == EINTR);
-  napi_value answer;
-  CHECK(napi_create_int32(env, result < 0 ? -errno : (int32_t)result, &answer));
-  return answer;
-}
+static napi_value woolrx_pread(napi_env env, napi_callback_info info) { return positioned_io(env, info, false); }
+
+static napi_value woolrx_pwrite(napi_env env, napi_callback_info info) { return positioned_io(env, info, true); }
 
 /* The kernel's struct statx (include/uapi/linux/stat.h), 256 bytes. */
 struct woolrx_statx {

@@ -1,6 +1,6 @@
 /**
  * flock benchmark: the cost of the `flock(2)` calls `woolrx/local` makes, through
- * woolrx's own Node-API addon (native/flock.c, what ships) and through
+ * woolrx's own Node-API addon (native/addon.c, what ships) and through
  * `fs-ext-extra-prebuilt` (the NAN addon it replaced, a devDependency kept for
  * this comparison only), in the same process and the same run:
  *

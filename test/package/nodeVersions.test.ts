@@ -55,6 +55,19 @@ function woolLocker(path: string): Child {
   return new Child('python3', ['-c', code]);
 }
 
+let noAddon: string | undefined;
+
+/** A project with the packed package installed and its prebuilt addons moved away: a platform without one. */
+function noAddonProject(): string {
+  if (noAddon !== undefined) return noAddon;
+  const dir = ws.project('no-addon', 'module');
+  ws.npmInstall(dir, [ws.tarball, 'rxjs@^7.8.0']);
+  renameSync(join(dir, 'node_modules/woolrx/prebuilds'), join(dir, 'node_modules/woolrx/prebuilds-moved'));
+  copyFileSync(join(FIXTURES, 'localPeer.mjs'), join(dir, 'localPeer.mjs'));
+  noAddon = dir;
+  return dir;
+}
+
 async function exercise(node: string, label: string): Promise<void> {
   const major = /^v(\d+)\./.exec(execFileSync(node, ['--version'], { encoding: 'utf8' }))?.[1];
   const env: NodeJS.ProcessEnv = { ...ws.env, PATH: `${dirname(node)}:${ws.env['PATH'] ?? ''}` };
@@ -163,10 +176,7 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
   }
 
   it('a platform with no prebuilt addon: publish fails with a FlockUnavailableError that names the platform and the way out', () => {
-    const dir = ws.project('no-addon', 'module');
-    ws.npmInstall(dir, [ws.tarball, 'rxjs@^7.8.0']);
-    renameSync(join(dir, 'node_modules/woolrx/prebuilds'), join(dir, 'node_modules/woolrx/prebuilds-moved'));
-    copyFileSync(join(FIXTURES, 'localPeer.mjs'), join(dir, 'localPeer.mjs'));
+    const dir = noAddonProject();
     const tmp = scratch('no-addon-tmp');
     const namespace = uniqueNamespace('no-addon');
     used.push({ namespace, uids: [] });
@@ -185,10 +195,7 @@ describe('the packed package on Node 20, 22, 24 and 26, with no compiler', { tim
   });
 
   it('a platform with no prebuilt addon: a watcher still sees workers (its reads go through fs)', async () => {
-    const dir = ws.project('no-addon-watch', 'module');
-    ws.npmInstall(dir, [ws.tarball, 'rxjs@^7.8.0']);
-    renameSync(join(dir, 'node_modules/woolrx/prebuilds'), join(dir, 'node_modules/woolrx/prebuilds-moved'));
-    copyFileSync(join(FIXTURES, 'localPeer.mjs'), join(dir, 'localPeer.mjs'));
+    const dir = noAddonProject();
     const tmp = scratch('no-addon-watch-tmp');
     const namespace = uniqueNamespace('no-addon-watch');
     const uid = randomUUID();

@@ -257,3 +257,17 @@ export function strayTestFiles(): string[] {
   for (const path of stray) rmSync(path, { recursive: true, force: true });
   return stray;
 }
+
+/**
+ * What a function throws (failing the test when it returns).
+ * @param run The function.
+ * @returns The error.
+ */
+export function thrown(run: () => unknown): NodeJS.ErrnoException {
+  try {
+    run();
+  } catch (error) {
+    return error as NodeJS.ErrnoException;
+  }
+  assert.fail('did not throw');
+}

@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { loadAddon } from '../../../src/backends/local/addon/loadAddon.js';
 import { preadSync } from '../../../src/backends/local/addon/preadSync.js';
 import { pwriteSync } from '../../../src/backends/local/addon/pwriteSync.js';
-import { TMP } from './helpers.js';
+import { thrown, TMP } from './helpers.js';
 
 const dir = mkdtempSync(join(TMP, 'woolrx-test-pio-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,16 +18,6 @@ function file(name: string, content = ''): { path: string; fd: number } {
   const fd = openSync(path, 'w+');
   if (content !== '') writeSync(fd, content);
   return { path, fd };
-}
-
-/** What a function throws. */
-function thrown(run: () => unknown): NodeJS.ErrnoException {
-  try {
-    run();
-  } catch (error) {
-    return error as NodeJS.ErrnoException;
-  }
-  assert.fail('did not throw');
 }
 
 describe('positioned I/O through the addon', () => {

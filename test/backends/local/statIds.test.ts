@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadAddon } from '../../../src/backends/local/addon/loadAddon.js';
 import { STAT_DEV, STAT_INO, STAT_NLINK, STAT_SIZE, statIds } from '../../../src/backends/local/addon/statIds.js';
-import { TMP } from './helpers.js';
+import { thrown, TMP } from './helpers.js';
 
 const dirs = [mkdtempSync(join(TMP, 'woolrx-test-stat-')), mkdtempSync('/dev/shm/woolrx-test-stat-')];
 after(() => {
@@ -27,15 +27,6 @@ after(() => {
 
 function figures(stats: { dev: number; ino: number; nlink: number; size: number }): number[] {
   return [stats.dev, stats.ino, stats.nlink, stats.size];
-}
-
-function thrown(run: () => unknown): NodeJS.ErrnoException {
-  try {
-    run();
-  } catch (error) {
-    return error as NodeJS.ErrnoException;
-  }
-  assert.fail('did not throw');
 }
 
 describe('statIds', () => {

@@ -26,7 +26,7 @@ const WAITING_BYTE = 4096;
  * lock is two of them, woolrx's lock file and then wool's
  * (`<realpath(tmpdir)>/wool-lock-<short_hash(ns)>`). `flock(2)` comes from
  * woolrx's own Node-API addon (prebuilt, no compiler needed;
- * `native/flock.c`), loaded on the first `tryLock`.
+ * `native/addon.c`), loaded on the first `tryLock`.
  *
  * The descriptor may stay open between acquisitions (a publisher keeps one),
  * so every successful `flock` is checked against the path: if the file was
