@@ -20,9 +20,6 @@ import type { LocalNames } from './names/localNames.js';
 import { LockHolding, type Release } from './lock/LockHolding.js';
 import type { Withdraw } from './Reclaimer.js';
 
-/** Scratch for {@link statIds}. */
-const ids = new Float64Array(4);
-
 /** Thrown inside a critical section when the segment has no `WLD1` header yet. */
 export class SegmentNotReady extends Error {}
 
@@ -250,7 +247,7 @@ export class NamespaceWriter {
    * @returns The inode, or `undefined` when there is no block.
    */
   blockIno(uid: string): number | undefined {
-    return statIds(this.blockPath(uid), ids) ? ids[STAT_INO] : undefined;
+    return statIds(this.blockPath(uid))?.[STAT_INO];
   }
 
   /**

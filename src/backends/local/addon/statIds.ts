@@ -16,6 +16,9 @@ export const STAT_SIZE = 3;
 /** The addon's `statx`; `null` where no addon loads (then `fs`); `undefined` until first asked. */
 let native: NativeAddon['statx'] | null | undefined;
 
+/** What every call answers in (the local backend reads the figures at once, and runs on one thread). */
+const figures = new Float64Array(4);
+
 function copy(stats: Stats, into: Float64Array): void {
   into[STAT_DEV] = stats.dev;
   into[STAT_INO] = stats.ino;
@@ -30,27 +33,23 @@ function copy(stats: Stats, into: Float64Array): void {
  * (the same system call without a `Stats` object per call: a publish makes
  * several), through `fs` elsewhere.
  * @param file A path, or an open descriptor.
- * @param into At least 4 numbers: `[STAT_DEV]`, `[STAT_INO]`, `[STAT_NLINK]`, `[STAT_SIZE]`.
- * @returns `false` when a path names nothing (`ENOENT`: as `throwIfNoEntry: false`);
- * `into` is then left as it was.
+ * @returns `[STAT_DEV]`, `[STAT_INO]`, `[STAT_NLINK]`, `[STAT_SIZE]` in one
+ * array that the next call overwrites; `undefined` when a path names nothing
+ * (`ENOENT`: as `throwIfNoEntry: false`).
  * @throws An `Error` with `code`, `errno`, `syscall` (and `path`) as `fs`'s for any other failure.
  * @internal
  */
-export function statIds(file: string | number, into: Float64Array): boolean {
+export function statIds(file: string | number): Readonly<Float64Array> | undefined {
   if (native === undefined) native = optionalAddon()?.statx ?? null;
   if (native === null) {
-    if (typeof file === 'number') {
-      copy(fstatSync(file), into);
-      return true;
-    }
-    const stats = statSync(file, { throwIfNoEntry: false });
-    if (stats === undefined) return false;
-    copy(stats, into);
-    return true;
+    const stats = typeof file === 'number' ? fstatSync(file) : statSync(file, { throwIfNoEntry: false });
+    if (stats === undefined) return undefined;
+    copy(stats, figures);
+    return figures;
   }
-  const status = typeof file === 'number' ? native(file, null, into) : native(-1, file, into);
-  if (status === 0) return true;
-  if (typeof file === 'string' && status === -constants.errno.ENOENT) return false;
+  const status = typeof file === 'number' ? native(file, null, figures) : native(-1, file, figures);
+  if (status === 0) return figures;
+  if (typeof file === 'string' && status === -constants.errno.ENOENT) return undefined;
   if (typeof file === 'number') throw errnoError(-status, 'fstat');
   const error = errnoError(-status, 'stat', `stat '${file}'`);
   error.path = file;

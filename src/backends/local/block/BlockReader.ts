@@ -6,9 +6,6 @@ import { openSafe, type SafeFile } from '../safe-fs/safeFs.js';
 import { UnsafeObjectError } from '../safe-fs/UnsafeObjectError.js';
 import { recordDigest, type RecordDigest } from './recordDigest.js';
 
-/** Scratch for {@link statIds}. */
-const ids = new Float64Array(4);
-
 /** Scratch buffers kept between reads; a larger (still bounded) block is read into buffers not kept. */
 const SCRATCH = 64 * 1024;
 
@@ -127,7 +124,7 @@ export class BlockReader {
    * @returns `true` when unchanged.
    */
   unchanged(block: BlockHandle, taken: RecordDigest | undefined): boolean {
-    if (block.fd !== undefined && statIds(block.fd, ids) && ids[STAT_NLINK] === 0) this.close(block);
+    if (block.fd !== undefined && statIds(block.fd)?.[STAT_NLINK] === 0) this.close(block);
     if (taken === undefined || taken.taken === 0) return false;
     // Never opened (size unknown), and a descriptor to spare: opened now. A
     // block re-created since its last read is read whole instead (a new

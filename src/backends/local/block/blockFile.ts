@@ -6,9 +6,6 @@ import { pwriteSync } from '../addon/pwriteSync.js';
 import { BlockExhaustedError } from './BlockExhaustedError.js';
 import { openSafeIfExists } from '../safe-fs/safeFs.js';
 
-/** Scratch for {@link statIds}. */
-const ids = new Float64Array(4);
-
 /** Byte layout of a worker block (see docs/wool-wire.md). */
 /** Block prefix: u32 payload length, native order (little-endian on x86-64 and arm64). */
 export const LENGTH_PREFIX = 4;
@@ -178,8 +175,7 @@ export function writeBlock(
       block.set(payload, LENGTH_PREFIX);
       if (mark !== undefined && need + REGISTRANT_MARK_SIZE <= blockSize) putMark(block, blockSize, mark.pid);
       pwriteSync(fd, block, 0, blockSize, 0);
-      statIds(fd, ids);
-      return ids[STAT_INO] ?? 0;
+      return statIds(fd)?.[STAT_INO] ?? 0;
     }
     const record = scratch(need);
     record.writeUInt32LE(payload.length, 0);

@@ -8,9 +8,6 @@ import { FlockUnavailableError } from '../addon/FlockUnavailableError.js';
 import { flock, loadFlock } from '../lock/flockAddon.js';
 import { openSafe, openSafeIfExists } from '../safe-fs/safeFs.js';
 
-/** Scratch for {@link statIds}. */
-const ids = new Float64Array(4);
-
 const MAGIC = 0x32585257; // 'WRX2' read as LE u32 (format 2: records carry their slot)
 const HEADER_SIZE = 64;
 const RECORD_HEADER = 40;
@@ -301,7 +298,7 @@ export class Journal {
 
   /** @returns Whether the file still has a name (it is unlinked by the last one out). */
   isLinked(): boolean {
-    return statIds(this.fd, ids) && (ids[STAT_NLINK] ?? 0) > 0;
+    return (statIds(this.fd)?.[STAT_NLINK] ?? 0) > 0;
   }
 
   /**

@@ -3,9 +3,6 @@ import { STAT_DEV, STAT_INO, statIds } from '../addon/statIds.js';
 import { ensureSafeDir, openSafe } from '../safe-fs/safeFs.js';
 import { flock, loadFlock, ofdlock } from './flockAddon.js';
 
-/** Scratch for {@link statIds}. */
-const ids = new Float64Array(4);
-
 /** How wool (and the test peer) opens its lock file: read-write, created on demand, mode 0600. */
 const OPEN_FLAGS = constants.O_RDWR | constants.O_CREAT;
 const OPEN_MODE = 0o600;
@@ -97,7 +94,8 @@ export class FileLock {
       if (!flock(fd, 'exnb')) return false;
       // While we keep the descriptor open its inode cannot be reused, so an
       // equal (dev, ino) under the path means the very file we locked.
-      if (statIds(this.path, ids) && ids[STAT_INO] === this.#ino && ids[STAT_DEV] === this.#dev) {
+      const ids = statIds(this.path);
+      if (ids !== undefined && ids[STAT_INO] === this.#ino && ids[STAT_DEV] === this.#dev) {
         this.#locked = true;
         return true;
       }

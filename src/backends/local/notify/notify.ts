@@ -6,9 +6,6 @@ import { basename } from 'node:path';
 import { ensureSafeDir, openSafe } from '../safe-fs/safeFs.js';
 import type { LocalNames } from '../names/localNames.js';
 
-/** Scratch for {@link statIds}. */
-const ids = new Float64Array(4);
-
 let counter = 0;
 /** `woolrx:<pid>:<salt>:` then a 9-digit counter, padded to 40 bytes; rewritten in place. */
 const marker = Buffer.alloc(40, ' ');
@@ -65,7 +62,7 @@ export function openNotify(names: LocalNames, verify = true): number {
   // One descriptor per notification file stays open; it is replaced once the
   // file was unlinked (nlink 0: the last one out removed it).
   let fd = open.get(names.notifyPath);
-  if (fd !== undefined && verify && statIds(fd, ids) && ids[STAT_NLINK] === 0) {
+  if (fd !== undefined && verify && statIds(fd)?.[STAT_NLINK] === 0) {
     closeSync(fd);
     open.delete(names.notifyPath);
     fd = undefined;
@@ -239,7 +236,7 @@ export class NotifyWatcher {
    */
   recheckDir(): boolean {
     this.#dirChanged = false;
-    if (!this.#dirGone && statIds(this.#names.notifyDir, ids) && ids[STAT_INO] === this.#dirIno) {
+    if (!this.#dirGone && statIds(this.#names.notifyDir)?.[STAT_INO] === this.#dirIno) {
       return false;
     }
     this.#watchDir();
@@ -264,7 +261,7 @@ export class NotifyWatcher {
   #watchDir(): void {
     ensureNotifyDir(this.#names);
     release(this.#dirWatcher);
-    this.#dirIno = statIds(this.#names.notifyDir, ids) ? (ids[STAT_INO] ?? -1) : -1;
+    this.#dirIno = statIds(this.#names.notifyDir)?.[STAT_INO] ?? -1;
     this.#dirGone = false;
     const self = basename(this.#names.notifyDir);
     this.#dirWatcher = watch(this.#names.notifyDir, { persistent: true }, (type, filename) => {

@@ -5,9 +5,6 @@ import { pwriteSync } from '../addon/pwriteSync.js';
 import { MAX_READ_CAPACITY, SLOT_SIZE } from './slotTable.js';
 import { openSafe, openSafeIfExists } from '../safe-fs/safeFs.js';
 
-/** Scratch for {@link statIds}. */
-const ids = new Float64Array(4);
-
 /** Header: ASCII `WLD1`, u32 LE capacity, 8 zero bytes. */
 export const HEADER_SIZE = 16;
 /** `WLD1` read as a little-endian u32. */
@@ -102,8 +99,7 @@ export class SegmentFile {
   capacity(): number | undefined {
     if (this.#capacity !== undefined) return this.#capacity;
     const header = Buffer.alloc(HEADER_SIZE);
-    statIds(this.fd, ids);
-    const size = ids[STAT_SIZE] ?? 0;
+    const size = statIds(this.fd)?.[STAT_SIZE] ?? 0;
     if (preadSync(this.fd, header, 0, HEADER_SIZE, 0) < HEADER_SIZE) return this.#notReady('no-header', 0, size);
     if (header.readUInt32LE(0) !== MAGIC) return this.#notReady('no-magic', 0, size);
     const capacity = header.readUInt32LE(4);
@@ -190,7 +186,7 @@ export class SegmentFile {
    * @returns Whether `path` still names this object (not unlinked, not replaced).
    */
   isAt(path: string): boolean {
-    return statIds(path, ids) && ids[STAT_INO] === this.ino;
+    return statIds(path)?.[STAT_INO] === this.ino;
   }
 
   /** Closes the descriptor. Idempotent. */
