@@ -39,9 +39,10 @@
  *   statx(fd: number, path: string | null, into: Float64Array): number
  *
  * statx(2) of `path` (following links), or of `fd` when `path` is null,
- * into `into`: [dev, ino, nlink, size], dev as Node.js computes it
- * (makedev of the major and minor numbers). The system call fs.statSync and
- * fs.fstatSync make, without the Stats object Node.js builds for each.
+ * into `into`: [dev, ino, nlink, size, mode, uid], dev as Node.js computes
+ * it (makedev of the major and minor numbers), mode with the file type bits
+ * as st_mode. The system call fs.statSync and fs.fstatSync make, without
+ * the Stats object Node.js builds for each.
  * Returns 0, or the negated errno. The struct is the kernel's (stable
  * ABI), declared here because older musl headers lack it.
  */
@@ -203,12 +204,18 @@ _Static_assert(offsetof(struct woolrx_statx, ino) == 32, "stx_ino at 32");
 _Static_assert(offsetof(struct woolrx_statx, dev_major) == 136, "stx_dev_major at 136");
 
 #define WOOLRX_AT_EMPTY_PATH 0x1000
+/* The basic fields every filesystem fills (generic_fillattr): asked for, not checked in the mask. */
+#define WOOLRX_STATX_TYPE 0x1U
+#define WOOLRX_STATX_MODE 0x2U
 #define WOOLRX_STATX_NLINK 0x4U
+#define WOOLRX_STATX_UID 0x8U
 #define WOOLRX_STATX_INO 0x100U
 #define WOOLRX_STATX_SIZE 0x200U
+#define WOOLRX_STATX_WANTED \
+  (WOOLRX_STATX_TYPE | WOOLRX_STATX_MODE | WOOLRX_STATX_NLINK | WOOLRX_STATX_UID | WOOLRX_STATX_INO | WOOLRX_STATX_SIZE)
 
 static napi_value woolrx_statx(napi_env env, napi_callback_info info) {
-  static const char *usage = "statx(fd, path, into): a descriptor, a path or null, and a Float64Array of 4";
+  static const char *usage = "statx(fd, path, into): a descriptor, a path or null, and a Float64Array of 6";
   size_t argc = 3;
   napi_value argv[3];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
@@ -224,7 +231,7 @@ static napi_value woolrx_statx(napi_env env, napi_callback_info info) {
   size_t elements;
   void *base;
   CHECK(napi_get_typedarray_info(env, argv[2], &type, &elements, &base, NULL, NULL));
-  if (type != napi_float64_array || elements < 4 || (path_type == napi_null && fd < 0)) {
+  if (type != napi_float64_array || elements < 6 || (path_type == napi_null && fd < 0)) {
     return throw_type_error(env, usage);
   }
   char path[4096];
@@ -239,9 +246,8 @@ static napi_value woolrx_statx(napi_env env, napi_callback_info info) {
   long status;
   do {
     status = path_type == napi_string
-                 ? syscall(SYS_statx, AT_FDCWD, path, 0, WOOLRX_STATX_NLINK | WOOLRX_STATX_INO | WOOLRX_STATX_SIZE, &result)
-                 : syscall(SYS_statx, fd, path, WOOLRX_AT_EMPTY_PATH,
-                           WOOLRX_STATX_NLINK | WOOLRX_STATX_INO | WOOLRX_STATX_SIZE, &result);
+                 ? syscall(SYS_statx, AT_FDCWD, path, 0, WOOLRX_STATX_WANTED, &result)
+                 : syscall(SYS_statx, fd, path, WOOLRX_AT_EMPTY_PATH, WOOLRX_STATX_WANTED, &result);
   } while (status != 0 && errno == EINTR);
   napi_value answer;
   if (status != 0) {
@@ -253,6 +259,8 @@ static napi_value woolrx_statx(napi_env env, napi_callback_info info) {
   into[1] = (double)result.ino;
   into[2] = (double)result.nlink;
   into[3] = (double)result.size;
+  into[4] = (double)result.mode;
+  into[5] = (double)result.uid;
   CHECK(napi_create_int32(env, 0, &answer));
   return answer;
 }

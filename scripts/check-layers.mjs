@@ -25,8 +25,10 @@ export const LAYERS = [
   ['relay'],
   ['backends'],
   // The local backend's artifact modules, one per thing on disk, below the
-  // publisher and the watch that coordinate them (private to backends/local).
-  ['backends/local/names', 'backends/local/safe-fs', 'backends/local/addon'],
+  // publisher and the watch that coordinate them (private to backends/local);
+  // under them all, the native addon their system calls go through.
+  ['backends/local/addon'],
+  ['backends/local/names', 'backends/local/safe-fs'],
   ['backends/local/lock', 'backends/local/notify'],
   ['backends/local/segment', 'backends/local/block', 'backends/local/journal'],
   ['backends/memory', 'backends/local', 'backends/lan', 'backends/etcd'],

@@ -38,7 +38,8 @@ export function recordSegmentOwner(names: LocalNames, ino: number): void {
 /** Whether a directory is there and safe to use (see assertSafe). */
 function safeDir(path: string): boolean {
   try {
-    assertSafe(lstatSync(path), path, 'directory');
+    const stats = lstatSync(path);
+    assertSafe(path, 'directory', stats.mode, stats.uid);
     return true;
   } catch {
     return false;

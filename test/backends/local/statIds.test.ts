@@ -1,9 +1,10 @@
-// statIds through woolrx's addon: the device, inode, link count and size
-// fs.statSync and fs.fstatSync give, the same errors, and "nothing there"
+// statIds through woolrx's addon: the device, inode, link count, size, mode
+// and owner fs.statSync and fs.fstatSync give, the same errors, and "nothing there"
 // where statSync's throwIfNoEntry: false says so.
 import assert from 'node:assert/strict';
 import {
   closeSync,
+  constants,
   fstatSync,
   mkdirSync,
   mkdtempSync,
@@ -17,7 +18,15 @@ import {
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadAddon } from '../../../src/backends/local/addon/loadAddon.js';
-import { STAT_DEV, STAT_INO, STAT_NLINK, STAT_SIZE, statIds } from '../../../src/backends/local/addon/statIds.js';
+import {
+  STAT_DEV,
+  STAT_INO,
+  STAT_MODE,
+  STAT_NLINK,
+  STAT_SIZE,
+  STAT_UID,
+  statIds,
+} from '../../../src/backends/local/addon/statIds.js';
 import { thrown, TMP } from './helpers.js';
 
 const dirs = [mkdtempSync(join(TMP, 'woolrx-test-stat-')), mkdtempSync('/dev/shm/woolrx-test-stat-')];
@@ -25,8 +34,15 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function figures(stats: { dev: number; ino: number; nlink: number; size: number }): number[] {
-  return [stats.dev, stats.ino, stats.nlink, stats.size];
+function figures(stats: {
+  dev: number;
+  ino: number;
+  nlink: number;
+  size: number;
+  mode: number;
+  uid: number;
+}): number[] {
+  return [stats.dev, stats.ino, stats.nlink, stats.size, stats.mode, stats.uid];
 }
 
 describe('statIds', () => {
@@ -44,6 +60,8 @@ describe('statIds', () => {
         const byFd = statIds(fd);
         assert.deepEqual([...(byFd ?? [])], figures(fstatSync(fd)), `${path} by descriptor`);
         assert.equal(byFd?.[STAT_SIZE], 12);
+        assert.equal((byFd?.[STAT_MODE] ?? 0) & constants.S_IFMT, constants.S_IFREG);
+        assert.equal(byFd?.[STAT_UID], process.geteuid?.());
         // Unlinked while open: the descriptor's link count drops to 0.
         unlinkSync(path);
         const unlinked = statIds(fd);
@@ -94,7 +112,7 @@ describe('statIds', () => {
 
   it("the addon's statx refuses, with a TypeError, an array that cannot take the figures", () => {
     const [dir = TMP] = dirs;
-    for (const into of [new Float64Array(3), new Uint8Array(32) as unknown as Float64Array]) {
+    for (const into of [new Float64Array(5), new Uint8Array(32) as unknown as Float64Array]) {
       const error = thrown(() => loadAddon().statx(-1, dir, into));
       assert.ok(error instanceof TypeError, String(error));
       assert.match(error.message, /^statx\(fd, path, into\)/);

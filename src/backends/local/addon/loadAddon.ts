@@ -25,7 +25,7 @@ export interface NativeAddon {
   readonly pread: PositionedIo;
   /** The bytes written, or the negated errno (a plain function: called apart from the addon's object). */
   readonly pwrite: PositionedIo;
-  /** 0 with `[dev, ino, nlink, size]` in `into`, or the negated errno (a plain function, as `pread`). */
+  /** 0 with `[dev, ino, nlink, size, mode, uid]` in `into`, or the negated errno (a plain function, as `pread`). */
   readonly statx: (this: void, fd: number, path: string | null, into: Float64Array) => number;
 }
 

@@ -171,7 +171,7 @@ export class BlockReader {
       if (error instanceof UnsafeObjectError) return { kind: 'unsafe', error };
       throw error;
     }
-    entry.size = opened.stats.size;
+    entry.size = opened.size;
     if (entry.size > this.#maxBlock) {
       closeSync(opened.fd);
       return { kind: 'too-large', size: entry.size };

@@ -106,7 +106,7 @@ export interface RegistrantMark {
 /** An existing block, checked at open (no symbolic link, this user's, writable by nobody else), and its size. */
 function openExisting(path: string): { fd: number; size: number; ino: number } | undefined {
   const file = openSafeIfExists(path, constants.O_RDWR);
-  return file === undefined ? undefined : { fd: file.fd, size: file.stats.size, ino: file.stats.ino };
+  return file === undefined ? undefined : { fd: file.fd, size: file.size, ino: file.ino };
 }
 
 /**

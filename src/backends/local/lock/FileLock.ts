@@ -85,8 +85,8 @@ export class FileLock {
         // Never through a symbolic link, never another user's file or one
         // others can write (the temp directory is shared).
         if (this.#dir !== undefined && !this.#existing) ensureSafeDir(this.#dir);
-        const { fd, stats: opened } = openSafe(this.path, this.#existing ? constants.O_RDWR : OPEN_FLAGS, OPEN_MODE);
-        this.#fd = fd;
+        const opened = openSafe(this.path, this.#existing ? constants.O_RDWR : OPEN_FLAGS, OPEN_MODE);
+        this.#fd = opened.fd;
         this.#dev = opened.dev;
         this.#ino = opened.ino;
       }

@@ -1,18 +1,22 @@
-import { closeSync, constants, fstatSync, openSync, type Stats, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, openSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import { STAT_DEV, STAT_INO, STAT_MODE, STAT_SIZE, STAT_UID, statIds } from '../addon/statIds.js';
 import { UnsafeObjectError } from './UnsafeObjectError.js';
 
-/** An open, checked file. @internal */
+/** An open, checked file, with the figures of its `fstat` at open. @internal */
 export interface SafeFile {
   readonly fd: number;
-  /** Its `fstat` at open. */
-  readonly stats: Stats;
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
 }
 
 /**
  * Opens a namespace file without following a symbolic link (`O_NOFOLLOW`)
  * and checks what was opened (`fstat`): a regular file, owned by this
  * process's user, writable by nobody else. Errors of `open` (e.g. `ENOENT`,
- * `EEXIST`) are thrown as they are.
+ * `EEXIST`) are thrown as they are. The `fstat` goes through woolrx's addon
+ * where it loads ({@link statIds}): a subscriber opens every block it reads,
+ * and a `Stats` object per open was most of what its initial read allocated.
  *
  * @param flags `open(2)` flags (`O_NOFOLLOW` is added).
  * @param mode Mode of a file created.
@@ -30,9 +34,9 @@ export function openSafe(path: string, flags: number, mode = 0o600): SafeFile {
     throw error;
   }
   try {
-    const stats = fstatSync(fd);
-    assertSafe(stats, path, 'file');
-    return { fd, stats };
+    const ids = statIds(fd) as Readonly<Float64Array>;
+    assertSafe(path, 'file', ids[STAT_MODE] as number, ids[STAT_UID] as number);
+    return { fd, dev: ids[STAT_DEV] as number, ino: ids[STAT_INO] as number, size: ids[STAT_SIZE] as number };
   } catch (error) {
     closeSync(fd);
     throw error;
@@ -65,28 +69,25 @@ const WRITABLE_BY_OTHERS = 0o022;
  * writable by nobody else (no group or other write bit). Called once when an
  * object is opened (on the `fstat`/`lstat` of the open), never per event.
  *
- * @param stats The object's `lstat` (directories) or `fstat` (open files).
- * @param path Its path, for the error.
+ * @param path The object's path, for the error.
  * @param type What it must be.
+ * @param mode Its `st_mode` (file type bits included), from the `lstat` (directories) or `fstat` (open files).
+ * @param uid Its owner.
  * @throws {UnsafeObjectError} Naming the object, its owner and mode.
  * @internal
  */
-export function assertSafe(stats: Stats, path: string, type: 'file' | 'directory'): void {
-  if (stats.isSymbolicLink()) throw new UnsafeObjectError(path, stats.uid, stats.mode, 'it is a symbolic link');
-  if (type === 'file' ? !stats.isFile() : !stats.isDirectory()) {
-    throw new UnsafeObjectError(path, stats.uid, stats.mode, `it is not a ${type}`);
+export function assertSafe(path: string, type: 'file' | 'directory', mode: number, uid: number): void {
+  const kind = mode & constants.S_IFMT;
+  if (kind === constants.S_IFLNK) throw new UnsafeObjectError(path, uid, mode, 'it is a symbolic link');
+  if (kind !== (type === 'file' ? constants.S_IFREG : constants.S_IFDIR)) {
+    throw new UnsafeObjectError(path, uid, mode, `it is not a ${type}`);
   }
-  const euid = process.geteuid?.() ?? stats.uid;
-  if (stats.uid !== euid) {
-    throw new UnsafeObjectError(
-      path,
-      stats.uid,
-      stats.mode,
-      `it belongs to uid ${stats.uid}, not to this process's uid ${euid}`,
-    );
+  const euid = process.geteuid?.() ?? uid;
+  if (uid !== euid) {
+    throw new UnsafeObjectError(path, uid, mode, `it belongs to uid ${uid}, not to this process's uid ${euid}`);
   }
-  if ((stats.mode & WRITABLE_BY_OTHERS) !== 0) {
-    throw new UnsafeObjectError(path, stats.uid, stats.mode, 'users other than its owner can write it');
+  if ((mode & WRITABLE_BY_OTHERS) !== 0) {
+    throw new UnsafeObjectError(path, uid, mode, 'users other than its owner can write it');
   }
 }
 
@@ -105,7 +106,8 @@ export function ensureSafeDir(path: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  assertSafe(lstatSync(path), path, 'directory');
+  const stats = lstatSync(path);
+  assertSafe(path, 'directory', stats.mode, stats.uid);
 }
 
 /**

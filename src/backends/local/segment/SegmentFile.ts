@@ -56,7 +56,7 @@ export class SegmentFile {
    */
   static open(path: string, writable: boolean, maxCapacity = MAX_READ_CAPACITY): SegmentFile | undefined {
     const file = openSafeIfExists(path, writable ? constants.O_RDWR : constants.O_RDONLY);
-    return file === undefined ? undefined : new SegmentFile(file.fd, file.stats.ino, maxCapacity);
+    return file === undefined ? undefined : new SegmentFile(file.fd, file.ino, maxCapacity);
   }
 
   /**
@@ -69,10 +69,7 @@ export class SegmentFile {
     let fd: number;
     let ino: number;
     try {
-      ({
-        fd,
-        stats: { ino },
-      } = openSafe(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600));
+      ({ fd, ino } = openSafe(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
       throw error;
