@@ -1,6 +1,7 @@
 // Wire compatibility: names, segment and block bytes against wool's golden
 // vectors; modes; option and namespace validation.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -59,7 +60,8 @@ describe('local backend: names', () => {
     const script =
       `const { shortHash } = await import(${JSON.stringify(new URL('../../../src/backends/local/names/shortHash.ts', import.meta.url).href)});` +
       `const crypto = await import('node:crypto');` +
-      `process.stdout.write(JSON.stringify({ hash: typeof crypto.hash, out: ${JSON.stringify(inputs)}.map(shortHash) }));`;
+      `const bytes = ${JSON.stringify(inputs)}.map((input) => shortHash(new TextEncoder().encode(input)));` +
+      `process.stdout.write(JSON.stringify({ hash: typeof crypto.hash, out: ${JSON.stringify(inputs)}.map(shortHash), bytes }));`;
     const child = spawnSync(
       process.execPath,
       [
@@ -74,12 +76,11 @@ describe('local backend: names', () => {
       { encoding: 'utf8', timeout: 60_000 },
     );
     assert.equal(child.status, 0, child.stderr);
-    const { hash, out } = JSON.parse(child.stdout) as { hash: string; out: string[] };
+    const { hash, out, bytes } = JSON.parse(child.stdout) as { hash: string; out: string[]; bytes: string[] };
     assert.equal(hash, 'undefined', 'the preload took crypto.hash away');
-    assert.deepEqual(
-      out,
-      vectors.names.flatMap((entry) => ('input' in entry ? [entry.short_hash] : [])),
-    );
+    const expected = vectors.names.flatMap((entry) => ('input' in entry ? [entry.short_hash] : []));
+    assert.deepEqual(out, expected);
+    assert.deepEqual(bytes, expected, 'hashed from UTF-8 bytes');
   });
 
   it('block names and slot bytes match every vector', () => {
@@ -93,6 +94,18 @@ describe('local backend: names', () => {
       }
     }
     assert.ok(checked >= 2);
+  });
+
+  it("block names are short_hash of the uid's 32 lowercase digits, whatever its case or spelling", () => {
+    const reference = (uid: string): string => shortHash(uid.replaceAll('-', '').toLowerCase());
+    const uids: string[] = [];
+    for (let i = 0; i < 200; i += 1) {
+      const uid = randomUUID();
+      uids.push(uid, uid.toUpperCase(), uid.replaceAll('-', ''), uid.replaceAll('-', '').toUpperCase());
+    }
+    // Not UUIDs: still named as the reference names them (31 and 33 digits, non-ASCII, empty).
+    uids.push('a'.repeat(31), 'B'.repeat(33), `${'c'.repeat(31)}é`, `ÄÖ${'d'.repeat(30)}`, '', '--');
+    for (const uid of uids) assert.equal(blockName(uid), reference(uid), JSON.stringify(uid));
   });
 });
 

@@ -27,6 +27,14 @@ export const REGISTRANT_MARK_SIZE = 16;
 /** `WRXR` read as a little-endian u32. */
 export const REGISTRANT_MAGIC = 0x52585257;
 
+const HYPHEN = 0x2d;
+const UPPER_A = 0x41;
+const UPPER_Z = 0x5a;
+const LOWER_CASE = 0x20;
+const UUID_DIGITS = 32;
+/** The digits of the uid being named (one name at a time: hashed before the next is gathered). */
+const digits = new Uint8Array(UUID_DIGITS);
+
 /**
  * Name of a worker's block: `short_hash` of its UUID as 32 lowercase hex
  * digits, without hyphens.
@@ -39,7 +47,19 @@ export const REGISTRANT_MAGIC = 0x52585257;
  * @internal
  */
 export function blockName(uid: string): string {
-  return shortHash(uid.replaceAll('-', '').toLowerCase());
+  // The digits are gathered as bytes: a subscriber names every block it
+  // opens, and building the digits as strings first was most of what a name
+  // allocated. Anything but 32 ASCII digits takes the string path.
+  let n = 0;
+  for (let i = 0; i < uid.length; i += 1) {
+    let c = uid.charCodeAt(i);
+    if (c === HYPHEN) continue;
+    if (n === UUID_DIGITS || c > 0x7f) return shortHash(uid.replaceAll('-', '').toLowerCase());
+    if (c >= UPPER_A && c <= UPPER_Z) c += LOWER_CASE;
+    digits[n] = c;
+    n += 1;
+  }
+  return n === UUID_DIGITS ? shortHash(digits) : shortHash(uid.replaceAll('-', '').toLowerCase());
 }
 
 /**

@@ -17,13 +17,13 @@ const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
  * @example
  * shortHash('my-pool'); // 'rv9Swdt7zbqemYsMmH4rFprMxrJMyg'
  *
- * @param value Any string.
+ * @param value Any string, or its UTF-8 bytes.
  * @returns 30 characters from `A-Z a-z 0-9 - _`.
  */
-export function shortHash(value: string): string {
+export function shortHash(value: string | Uint8Array): string {
   const digest =
     oneShot === undefined
-      ? crypto.createHash('sha256').update(value, 'utf8').digest('base64url')
+      ? crypto.createHash('sha256').update(value).digest('base64url')
       : oneShot('sha256', value, 'base64url');
   return digest.slice(0, 30);
 }
