@@ -84,8 +84,12 @@ export class LocalWatch {
    * woolrx record: the next one may be scanned at once (see NotifyWatcher).
    */
   #ours = false;
-  /** Entries found by the current scan (liveness checks them at once); cleared, not re-allocated, per scan. */
-  readonly #fresh = new Set<WorkerEntry>();
+  /** Entries found by the current scan (liveness checks them at once); emptied, not re-allocated, per scan. */
+  readonly #fresh: WorkerEntry[] = [];
+  /** Counts the reconciles: each marks the entries it reads ({@link WorkerEntry.readIn}). */
+  #reconciles = 0;
+  /** Whether an entry was read by the current reconcile (its sweep skips it). */
+  readonly #readNow = (entry: WorkerEntry): boolean => entry.readIn === this.#reconciles;
 
   /**
    * @param diagnostics Where malformed blocks, warnings and recoveries are reported.
@@ -133,11 +137,11 @@ export class LocalWatch {
   /** Starts watching and reads the current state, synchronously: the initial `worker-added` burst. */
   start(): void {
     this.#wake.start();
-    this.#fresh.clear();
+    this.#fresh.length = 0;
     this.#reconcile('all', false, true);
     if (this.#left) return;
     this.#reclaimer.check(this.#fresh);
-    this.#fresh.clear();
+    this.#fresh.length = 0;
     // Read from the journal's head: every record up to it is accounted for.
     this.#ours = !this.#full;
   }
@@ -282,7 +286,7 @@ export class LocalWatch {
     const { events, poll, dirChanged, segmentMoved } = this.#wake.take();
     if (dirChanged && this.#wake.recheckDir()) full = true;
     const fresh = this.#fresh;
-    fresh.clear();
+    fresh.length = 0;
     // The fast path: woolrx's publishes, replayed in order from the journal.
     if (!this.#journal.follow(this.#applyRecord)) full = true;
     this.#afterFollow();
@@ -300,7 +304,7 @@ export class LocalWatch {
     if (more) this.#wake.schedule();
     // Reclaiming goes through the segment: not while it cannot be read (the workers kept wait for it).
     if (!this.#mirror.held) this.#reclaimer.check(fresh);
-    fresh.clear();
+    fresh.length = 0;
     this.#ours = ours && !full;
   }
 
@@ -355,7 +359,7 @@ export class LocalWatch {
     }
     if (entry === undefined) {
       entry = workers.add(uid);
-      this.#fresh.add(entry);
+      this.#fresh.push(entry);
     }
     if (record.seeBlock || record.record === undefined) workers.refresh(entry);
     else workers.accept(entry, record.record);
@@ -415,7 +419,9 @@ export class LocalWatch {
       this.#full = true;
       this.#wake.schedule();
     }
-    const touched = new Set<WorkerEntry>();
+    // Distinct: each entry is marked as it is taken (see WorkerEntry.readIn).
+    const touched: WorkerEntry[] = [];
+    const stamp = ++this.#reconciles;
     let deferred = false;
     for (const uid of stale ? [...workers.uids()] : changed) {
       const entry = workers.get(uid);
@@ -434,8 +440,9 @@ export class LocalWatch {
         continue;
       }
       const entry = workers.add(uid);
-      this.#fresh.add(entry);
-      touched.add(entry);
+      this.#fresh.push(entry);
+      entry.readIn = stamp;
+      touched.push(entry);
     }
     // A uid the journal and the read disagree on (the record of the change
     // the read showed is still to come, or the read was older than the
@@ -446,7 +453,12 @@ export class LocalWatch {
     // long as the record's writer is descheduled.
     if (deferred) mirror.invalidate();
     if (mirror.stale && !behind) this.#wake.schedule();
-    for (const entry of workers.takePending()) if (mirror.has(entry.uid)) touched.add(entry);
+    for (const entry of workers.takePending()) {
+      if (entry.readIn !== stamp && mirror.has(entry.uid)) {
+        entry.readIn = stamp;
+        touched.push(entry);
+      }
+    }
     for (const entry of touched) {
       workers.recheck(entry);
       if (this.#left) return;
@@ -455,8 +467,8 @@ export class LocalWatch {
     // loop, each after the journal: never behind it (a block read is as new
     // as the records applied, or newer, and an older record's bytes are
     // never re-emitted after it).
-    if (blocks === 'all') this.#sweep.all(workers.values(), touched);
-    else if (blocks === 'poll') this.#sweep.poll(this.#entries, workers.size, touched);
+    if (blocks === 'all') this.#sweep.all(workers.values(), this.#readNow);
+    else if (blocks === 'poll') this.#sweep.poll(this.#entries, workers.size, this.#readNow);
   }
 }
 

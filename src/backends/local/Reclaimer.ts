@@ -93,7 +93,7 @@ export class Reclaimer {
    * @param fresh Entries of workers just found.
    * @param now `performance.now()`.
    */
-  check(fresh: ReadonlySet<{ readonly uid: string }>, now = performance.now()): void {
+  check(fresh: Iterable<{ readonly uid: string }>, now = performance.now()): void {
     if (!this.#settings.liveness) return;
     const period = this.#settings.pollInterval || 1000;
     const sweepAll = now - this.#lastSweep >= period;

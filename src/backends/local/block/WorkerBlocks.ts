@@ -37,6 +37,12 @@ export interface WorkerEntry extends BlockHandle, RecordDigest {
    * came from the journal and its pid changed: the block is read when needed).
    */
   registrant: number;
+  /**
+   * The scan that last read its block, by its subscriber's count (0:
+   * none): the sweep of that scan skips it. A mark, not a set of the entries
+   * read: a subscriber's first scan reads every block.
+   */
+  readIn: number;
 }
 
 /** How many distinct versions and tags a subscriber shares among its workers (see {@link WorkerBlocks}). */
@@ -141,6 +147,7 @@ export class WorkerBlocks {
       reported: undefined,
       strike: undefined,
       registrant: -1,
+      readIn: 0,
     };
     this.#entries.set(uid, entry);
     return entry;
@@ -365,12 +372,12 @@ export class BlockSweep<Entry = WorkerEntry> {
   /**
    * Queues every block (replacing what was queued).
    * @param entries Every known entry.
-   * @param skip Entries just read: not to compare again.
+   * @param skip Whether an entry was just read: not to compare again.
    */
-  all(entries: Iterable<Entry>, skip: ReadonlySet<Entry>): void {
+  all(entries: Iterable<Entry>, skip: (entry: Entry) => boolean): void {
     this.#queue = [];
     this.#at = 0;
-    for (const entry of entries) if (!skip.has(entry)) this.#queue.push(entry);
+    for (const entry of entries) if (!skip(entry)) this.#queue.push(entry);
   }
 
   /**
@@ -381,9 +388,9 @@ export class BlockSweep<Entry = WorkerEntry> {
    * tick costs its slice, not a copy of every entry.
    * @param entries A new iterator over every known entry, each time the same live collection.
    * @param size How many entries there are.
-   * @param skip Entries just read: not to compare again.
+   * @param skip Whether an entry was just read: not to compare again.
    */
-  poll(entries: () => Iterator<Entry>, size: number, skip: ReadonlySet<Entry>): void {
+  poll(entries: () => Iterator<Entry>, size: number, skip: (entry: Entry) => boolean): void {
     const count = Math.min(size, this.#pollBlocks);
     let round = this.#round ?? entries();
     let restarted = false;
@@ -397,7 +404,7 @@ export class BlockSweep<Entry = WorkerEntry> {
         continue;
       }
       taken += 1;
-      if (!skip.has(step.value)) this.#queue.push(step.value);
+      if (!skip(step.value)) this.#queue.push(step.value);
     }
     this.#round = round;
   }
