@@ -1,5 +1,5 @@
 import { describeValue } from './describeValue.js';
-import { parseAddress } from './parseAddress.js';
+import { checkAddress } from './checkAddress.js';
 import type { WorkerInfoInit } from './types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -49,7 +49,7 @@ export function workerScalars(init: WorkerInfoInit): {
   if (typeof uid !== 'string' || !UUID.test(uid)) failField('uid', uid, 'a hyphenated UUID');
   const normalizedUid = uid.toLowerCase();
   if (normalizedUid === NIL_UUID) failField('uid', uid, 'a non-nil UUID');
-  parseAddress(address);
+  checkAddress(address);
   if (typeof pid !== 'number' || !Number.isInteger(pid) || pid < 0 || pid > INT32_MAX) {
     failField('pid', pid, 'a non-negative 32-bit integer');
   }
