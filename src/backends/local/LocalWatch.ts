@@ -206,9 +206,9 @@ export class LocalWatch {
    * Not while the segment cannot be read (the copy is held): the record
    * waits, then is skipped, and the first read whole compares everything.
    */
-  readonly #shows = (record: JournalRecord): boolean => {
+  readonly #shows = (record: JournalRecord, index: number, count: number): boolean => {
     if (this.#mirror.held) return false;
-    const holds = this.#mirror.holds(record.slot, record.uid);
+    const holds = this.#mirror.holds(record.slot, record.uid, index === 0, count - index);
     return record.type === JOURNAL_DROPPED ? !holds : holds;
   };
 

@@ -80,6 +80,28 @@ describe('JournalFollower', () => {
     follower.close();
   });
 
+  it("checks each uid's last record of a batch once, in order, saying its place in the batch", () => {
+    const { path, writer } = journal();
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const calls: string[] = [];
+    const follower = new JournalFollower(path, (record, index, count) => {
+      calls.push(`${slotUid(record.uid, 0)} ${index}/${count}`);
+      return true;
+    });
+    writer.append(JOURNAL_ADDED, uidBytes(a), 0, Buffer.from('a1'));
+    assert.equal(follow(follower).records.length, 1);
+    assert.deepEqual(calls.splice(0), [`${a} 0/1`]);
+    writer.append(JOURNAL_ADDED, uidBytes(b), 1, Buffer.from('b1'));
+    writer.append(JOURNAL_UPDATED, uidBytes(a), 0, Buffer.from('a2'));
+    writer.append(JOURNAL_ADDED, uidBytes(c), 2, Buffer.from('c1'));
+    writer.append(JOURNAL_UPDATED, uidBytes(b), 1, Buffer.from('b2'));
+    assert.equal(follow(follower).records.length, 4);
+    // The last record of each uid, in the order the uids first appear in the batch.
+    assert.deepEqual(calls, [`${b} 0/3`, `${a} 1/3`, `${c} 2/3`]);
+    writer.close();
+    follower.close();
+  });
+
   it('stops applying when told to (the subscriber left), without losing its position', () => {
     const { path, writer } = journal();
     const follower = new JournalFollower(path);
@@ -332,5 +354,78 @@ describe('JournalFollower', () => {
     assert.deepEqual(follow(follower).records.map(describeRecord), [`1 1 ${later} 7 later`]);
     writer.close();
     follower.close();
+  });
+});
+
+describe('Journal.readRange', () => {
+  function filled(payloadCapacity: number, appends: number): { path: string; writer: Journal; reader: Journal } {
+    const path = join(dir, `journal-${++counter}`);
+    const writer = Journal.openForWrite(path, payloadCapacity);
+    assert.ok(writer);
+    for (let i = 0; i < appends; i += 1) {
+      const type = i % 3 === 2 ? JOURNAL_DROPPED : JOURNAL_ADDED;
+      writer.append(
+        type,
+        uidBytes(randomUUID()),
+        i,
+        type === JOURNAL_DROPPED ? undefined : Buffer.from(`payload ${i}`),
+      );
+    }
+    const reader = Journal.openForRead(path);
+    assert.ok(reader instanceof Journal);
+    return { path, writer, reader };
+  }
+
+  it('reads what read() reads record by record, across the end of the ring and in runs of any length', () => {
+    // 104-byte records: a run is bounded by the ring's end; 40,040-byte records: one record per read.
+    for (const [capacity, appends] of [
+      [64, JOURNAL_RECORDS + 200],
+      [40_000, 40],
+    ] as const) {
+      const { writer, reader } = filled(capacity, appends);
+      const head = reader.head();
+      const oldest = Math.max(0, head - JOURNAL_RECORDS);
+      for (const [from, to] of [
+        [oldest, head],
+        [head - 3, head],
+        [oldest + 1, oldest + 2],
+        [head, head],
+        [Math.max(oldest, JOURNAL_RECORDS - 5), Math.min(head, JOURNAL_RECORDS + 5)],
+      ] as const) {
+        if (from > to) continue; // the ring's end is not reached by 40 records
+        const ranged: JournalRecord[] = [];
+        assert.equal(reader.readRange(from, to, ranged), true, `${from}..${to}`);
+        const single: (JournalRecord | undefined)[] = [];
+        for (let seq = from; seq < to; seq += 1) single.push(reader.read(seq));
+        assert.deepEqual(ranged, single, `${capacity}: ${from}..${to}`);
+        assert.equal(ranged.length, to - from);
+      }
+      writer.close();
+      reader.close();
+    }
+  });
+
+  it('stops at the first record it cannot read (overwritten, or torn), with the ones before it read', () => {
+    const { path, writer, reader } = filled(64, 20);
+    const into: JournalRecord[] = [];
+    // Record 3's sequence number says another record: it was overwritten (or is being written).
+    const fd = openSync(path, 'r+');
+    const at = 64 + 3 * reader.recordSize;
+    const seq = Buffer.alloc(8);
+    seq.writeUInt32LE(3 + JOURNAL_RECORDS, 0);
+    writeSync(fd, seq, 0, 8, at);
+    closeSync(fd);
+    assert.equal(reader.readRange(0, 20, into), false);
+    assert.deepEqual(
+      into.map((record) => record.seq),
+      [0, 1, 2],
+    );
+    // Records overwritten by a ring's worth more: the first asked for is no longer there.
+    for (let i = 0; i < JOURNAL_RECORDS; i += 1) writer.append(JOURNAL_ADDED, uidBytes(randomUUID()), i, undefined);
+    const none: JournalRecord[] = [];
+    assert.equal(reader.readRange(5, 10, none), false);
+    assert.deepEqual(none, []);
+    writer.close();
+    reader.close();
   });
 });

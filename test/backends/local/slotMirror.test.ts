@@ -9,7 +9,7 @@ import { after, describe, it, mock } from 'node:test';
 import { JOURNAL_ADDED, JOURNAL_DROPPED, type JournalRecord } from '../../../src/backends/local/journal/Journal.js';
 import { FREE_SLOT, uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 import { SegmentFile } from '../../../src/backends/local/segment/SegmentFile.js';
-import { SlotMirror, VERIFY_SLOTS } from '../../../src/backends/local/segment/SlotMirror.js';
+import { HOLDS_WINDOW, SlotMirror, VERIFY_SLOTS } from '../../../src/backends/local/segment/SlotMirror.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'woolrx-slotmirror-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -290,5 +290,48 @@ describe('SlotMirror', () => {
     assert.equal(mirror.read(true, 1).stale, false);
     again.close();
     mirror.close();
+  });
+});
+
+describe('SlotMirror.holds', () => {
+  it("reads the slot now, and the slots after it for the batch's other checks (fresh false), which re-read on a miss", () => {
+    const { path, file } = segment(200);
+    const uids = Array.from({ length: 200 }, () => randomUUID());
+    for (let slot = 0; slot < 200; slot += 1) file.writeSlot(slot, uidBytes(uids[slot] ?? ''));
+    const mirror = new SlotMirror(path);
+    const bytes = (slot: number): Buffer => uidBytes(uids[slot] ?? '');
+    assert.equal(mirror.holds(10, bytes(10), true, HOLDS_WINDOW), true);
+    // Freed after that read: the batch's later checks take the slots read with it.
+    file.writeSlot(12, FREE_SLOT);
+    assert.equal(mirror.holds(12, bytes(12), false), true, 'answered by the read of slot 10');
+    assert.equal(mirror.holds(12, bytes(12), true), false, 'a fresh check reads again');
+    // A miss is never answered by the window: read again.
+    const other = randomUUID();
+    file.writeSlot(13, uidBytes(other));
+    assert.equal(mirror.holds(13, uidBytes(other), false), true);
+    // Beyond the window, and the last slot of the table.
+    assert.equal(mirror.holds(13 + HOLDS_WINDOW, bytes(13 + HOLDS_WINDOW), false), true);
+    // One slot asked for: one read, the next slot not taken with it.
+    assert.equal(mirror.holds(150, bytes(150), true, 1), true);
+    file.writeSlot(151, FREE_SLOT);
+    assert.equal(mirror.holds(151, bytes(151), false), false, 'not in what was read: read again');
+    assert.equal(mirror.holds(199, bytes(199), true, HOLDS_WINDOW), true);
+    assert.equal(mirror.holds(198, bytes(198), false), true);
+    assert.equal(mirror.holds(200, bytes(199)), false, 'no such slot');
+    assert.equal(mirror.holds(undefined, bytes(0)), false);
+    mirror.close();
+    file.close();
+  });
+
+  it('a window read from a segment since closed answers nothing', () => {
+    const { path, file } = segment(100);
+    const uid = randomUUID();
+    file.writeSlot(5, uidBytes(uid));
+    const mirror = new SlotMirror(path);
+    assert.equal(mirror.holds(4, uidBytes(randomUUID()), true, 2), false);
+    mirror.close();
+    file.writeSlot(5, FREE_SLOT);
+    assert.equal(mirror.holds(5, uidBytes(uid), false), false, 'read again, from the segment opened anew');
+    file.close();
   });
 });

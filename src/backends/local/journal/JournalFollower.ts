@@ -44,7 +44,7 @@ export class JournalFollower {
   #matched = 0;
   /** The head at the previous poll tick (a record still unmatched a tick later lost its notification). */
   #matchedMark = 0;
-  readonly #check: ((record: JournalRecord) => boolean) | undefined;
+  readonly #check: ((record: JournalRecord, index: number, count: number) => boolean) | undefined;
   /** Records the last {@link JournalFollower.follow} did not apply: the segment does not show them. */
   #skipped: JournalRecord[] = [];
   /** Whether a woolrx writer may be in the middle of a change now (see #settled). */
@@ -78,13 +78,19 @@ export class JournalFollower {
    * @param check Whether the segment shows a record's change (its slot holds
    * the worker after an add or update, no longer holds it after a drop): a
    * record is a hint, the segment is the truth. Without it every record is
-   * applied.
+   * applied. A batch of `count` records is checked in order, `index` 0
+   * first: what the segment was read to answer it may answer the batch's
+   * later records (all of them were written before it was read).
    * @param busy Whether a woolrx writer holds the namespace lock now (so a
    * change may be half done: its slot written, its record still to come).
    * Without it a record unexplained for {@link SETTLE} ms and past which the
    * head did not move is skipped.
    */
-  constructor(path: string, check?: (record: JournalRecord) => boolean, busy?: () => boolean) {
+  constructor(
+    path: string,
+    check?: (record: JournalRecord, index: number, count: number) => boolean,
+    busy?: () => boolean,
+  ) {
     this.#path = path;
     this.#check = check;
     this.#busy = busy;
@@ -230,11 +236,7 @@ export class JournalFollower {
       return false;
     }
     const records: JournalRecord[] = [];
-    for (let seq = from; seq < head; seq += 1) {
-      const record = journal.read(seq);
-      if (record === undefined) return false;
-      records.push(record);
-    }
+    if (!journal.readRange(from, head, records)) return false;
     // Records overwritten while we read them cannot be trusted, so none is
     // applied before this check. While the writer is rewriting slot `from`
     // with record `from + count`, the head still reads `from + count`: so
@@ -277,7 +279,12 @@ export class JournalFollower {
       for (const record of records) last.set(record.uid.toString('latin1'), record);
     }
     let unexplained: Set<JournalRecord> | undefined;
-    for (const record of last?.values() ?? records) if (!check(record)) (unexplained ??= new Set()).add(record);
+    const count = last?.size ?? records.length;
+    let index = 0;
+    for (const record of last?.values() ?? records) {
+      if (!check(record, index, count)) (unexplained ??= new Set()).add(record);
+      index += 1;
+    }
     if (unexplained === undefined) return {};
     const failed = unexplained;
     const first = records.find((record) => failed.has(record));

@@ -171,6 +171,17 @@ export class SegmentFile {
   }
 
   /**
+   * Reads consecutive slots in one read.
+   * @param first The first slot number.
+   * @param count How many slots (`into` holds them).
+   * @returns How many whole slots were read.
+   */
+  readSlots(first: number, count: number, into: Buffer): number {
+    const n = preadSync(this.fd, into, 0, SLOT_SIZE * count, HEADER_SIZE + SLOT_SIZE * first);
+    return Math.floor(n / SLOT_SIZE);
+  }
+
+  /**
    * Writes one slot.
    * @param index The slot number.
    * @param bytes 16 bytes: a UUID, or zeros to free it.

@@ -48,6 +48,8 @@ export interface MirrorRead {
 
 /** Slots whose uid in the copy is checked against the table per verifying read (see {@link SlotMirror.read}). */
 export const VERIFY_SLOTS = 256;
+/** Slots {@link SlotMirror.holds} reads at once: publishes in a burst take slots next to each other. */
+export const HOLDS_WINDOW = 64;
 
 const NOTHING = new Set<string>();
 
@@ -87,7 +89,11 @@ export class SlotMirror {
   /** How many slots hold each uid, per the copy. */
   readonly #present = new Map<string, number>();
   #changed: Set<string> | undefined;
-  readonly #slot = Buffer.alloc(SLOT_SIZE);
+  /** The slots {@link SlotMirror.holds} read last: `#windowCount` from `#windowFirst`, of `#windowSegment`. */
+  readonly #window = Buffer.alloc(HOLDS_WINDOW * SLOT_SIZE);
+  #windowSegment: SegmentFile | undefined;
+  #windowFirst = 0;
+  #windowCount = 0;
   /**
    * The inode of the segment last read whole: when it can no longer be read, the copy is held (see
    * {@link MirrorRead.held}).
@@ -134,21 +140,47 @@ export class SlotMirror {
   }
 
   /**
-   * Whether the segment's slot holds a worker now (one 16-byte read of the
-   * segment, not of the copy): what a journal record claims is checked
-   * against it. A segment replaced since it was opened is re-opened.
+   * Whether the segment's slot holds a worker now (a read of the segment,
+   * not of the copy): what a journal record claims is checked against it. A
+   * segment replaced since it was opened is re-opened. The read takes the
+   * slots after it too, up to `ahead` of them ({@link HOLDS_WINDOW} at
+   * most), for the later checks of the same batch of records, which ask
+   * with `fresh` false.
    * @param slot The slot number, or `undefined` (never held).
    * @param uid The worker's 16 UUID bytes.
+   * @param fresh Read the segment now; `false`: the slots the last read took
+   * answer, when they hold the uid (anything else is read again).
+   * @param ahead How many slots to read, from this one, when reading (the
+   * checks of the batch still to come, this one included).
    * @returns `false` also when there is no usable segment or no such slot.
    */
-  holds(slot: number | undefined, uid: Buffer): boolean {
+  holds(slot: number | undefined, uid: Buffer, fresh = true, ahead = 1): boolean {
     if (slot === undefined) return false;
+    if (
+      !fresh &&
+      this.#windowSegment !== undefined &&
+      this.#windowSegment === this.#segment &&
+      slot >= this.#windowFirst &&
+      slot < this.#windowFirst + this.#windowCount &&
+      sameSlot(this.#window, (slot - this.#windowFirst) * SLOT_SIZE, uid, 0)
+    ) {
+      return true;
+    }
+    this.#windowSegment = undefined;
     for (let attempt = 0; ; attempt += 1) {
       const segment = (this.#segment ??= SegmentFile.open(this.#path, false, this.#maxCapacity));
       if (segment === undefined) return false;
       const capacity = segment.capacity();
-      const read = capacity !== undefined && slot < capacity && segment.readSlot(slot, this.#slot);
-      if (read && sameSlot(this.#slot, 0, uid, 0)) return true;
+      const count =
+        capacity !== undefined && slot < capacity
+          ? segment.readSlots(slot, Math.max(1, Math.min(HOLDS_WINDOW, ahead, capacity - slot)), this.#window)
+          : 0;
+      if (count > 0) {
+        this.#windowSegment = segment;
+        this.#windowFirst = slot;
+        this.#windowCount = count;
+      }
+      if (count > 0 && sameSlot(this.#window, 0, uid, 0)) return true;
       if (attempt > 0 || segment.isAt(this.#path)) return false;
       segment.close();
       this.#segment = undefined;
