@@ -318,7 +318,11 @@ describe('SlotMirror.holds', () => {
     assert.equal(mirror.holds(199, bytes(199), true, HOLDS_WINDOW), true);
     assert.equal(mirror.holds(198, bytes(198), false), true);
     assert.equal(mirror.holds(200, bytes(199)), false, 'no such slot');
+    // A batch whose first record names no slot: its later checks do not take the last batch's slots.
+    assert.equal(mirror.holds(190, bytes(190), true, 5), true);
+    file.writeSlot(191, FREE_SLOT);
     assert.equal(mirror.holds(undefined, bytes(0)), false);
+    assert.equal(mirror.holds(191, bytes(191), false), false, 'read again');
     mirror.close();
     file.close();
   });

@@ -161,18 +161,8 @@ export class SegmentFile {
   }
 
   /**
-   * Reads one slot.
-   * @param index The slot number (below the ready capacity).
-   * @param into A buffer of at least 16 bytes.
-   * @returns Whether all 16 bytes were read.
-   */
-  readSlot(index: number, into: Buffer): boolean {
-    return preadSync(this.fd, into, 0, SLOT_SIZE, HEADER_SIZE + SLOT_SIZE * index) === SLOT_SIZE;
-  }
-
-  /**
    * Reads consecutive slots in one read.
-   * @param first The first slot number.
+   * @param first The first slot number (below the ready capacity).
    * @param count How many slots (`into` holds them).
    * @returns How many whole slots were read.
    */

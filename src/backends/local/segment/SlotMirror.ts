@@ -155,9 +155,10 @@ export class SlotMirror {
    * @returns `false` also when there is no usable segment or no such slot.
    */
   holds(slot: number | undefined, uid: Buffer, fresh = true, ahead = 1): boolean {
+    // A batch's first check forgets the last batch's slots, even when it reads none itself.
+    if (fresh) this.#windowSegment = undefined;
     if (slot === undefined) return false;
     if (
-      !fresh &&
       this.#windowSegment !== undefined &&
       this.#windowSegment === this.#segment &&
       slot >= this.#windowFirst &&
