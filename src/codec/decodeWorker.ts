@@ -2,6 +2,7 @@ import { WorkerDecodeError } from '../errors/WorkerDecodeError.js';
 import { AsciiReader } from './AsciiReader.js';
 import { DEFAULT_CHANNEL_OPTIONS } from '../model/DEFAULT_CHANNEL_OPTIONS.js';
 import type { ChannelOptions, Compression, WorkerInfo } from '../model/types.js';
+import { canonicalTags } from '../model/canonicalTags.js';
 import { ownedWorkerInfo } from '../model/ownedWorkerInfo.js';
 import { workerInfo } from '../model/workerInfo.js';
 import { woolrx } from './generated/woolrx.js';
@@ -11,11 +12,16 @@ const COMPRESSIONS: readonly Compression[] = ['none', 'deflate', 'gzip'];
 /** The `extra` of every decoded worker that has none. */
 const NO_EXTRA: Record<string, string> = Object.freeze({});
 
-/** An exact-size copy of the decoder's tags (its array grew by pushes), each tag shared when `share` is given. */
-function sharedTags(tags: string[], share: StringShare | undefined): string[] {
+/**
+ * An exact-size copy of the decoder's tags (its array grew by pushes), each
+ * tag shared when `share` is given; an equal list `shareTags` holds when
+ * they are canonical (frozen first: the list may be held and handed to other
+ * workers).
+ */
+function sharedTags(tags: string[], share: StringShare | undefined, shareTags: TagsShare | undefined): string[] {
   const copy = tags.slice();
   if (share !== undefined) for (let i = 0; i < copy.length; i += 1) copy[i] = share(copy[i] as string);
-  return copy;
+  return shareTags !== undefined && canonicalTags(copy) ? shareTags(Object.freeze(copy) as string[]) : copy;
 }
 
 function hasKeys(object: object): boolean {
@@ -93,6 +99,14 @@ export function decodeWorker(bytes: Uint8Array): WorkerInfo {
 export type StringShare = (value: string) => string;
 
 /**
+ * Hands back, for a worker's tags just decoded (frozen, canonical: sorted,
+ * without duplicates, each tag already shared), an equal list already held,
+ * or the same one (which it may hold): see {@link decodeWorkerSharing}.
+ * @internal
+ */
+export type TagsShare = (tags: string[]) => string[];
+
+/**
  * {@link decodeWorker} for a reader that keeps many workers: the worker
  * shares strings it already holds instead of a fresh copy of each. A
  * subscriber knows a worker's uid before it decodes its record (from the
@@ -102,12 +116,15 @@ export type StringShare = (value: string) => string;
  * const worker = decodeWorkerSharing(bytes, entry.uid, share);
  * @param knownUid The uid the record should hold: used as the worker's when equal.
  * @param share Gives the version and each tag.
+ * @param shareTags Gives the whole list of tags, when canonical (workers
+ * that carry the same tags then share one frozen array).
  * @internal
  */
 export function decodeWorkerSharing(
   bytes: Uint8Array,
   knownUid: string | undefined,
   share: StringShare | undefined,
+  shareTags?: TagsShare,
 ): WorkerInfo {
   if (!(bytes instanceof Uint8Array)) {
     throw new WorkerDecodeError(
@@ -136,7 +153,7 @@ export function decodeWorkerSharing(
       // decoder's array grew by pushes (room for 17 tags after the first),
       // so a tagged worker keeps an exact-size copy, and a worker without
       // extra shares one frozen empty object instead of an empty one each.
-      tags: message.tags.length === 0 ? message.tags : sharedTags(message.tags, share),
+      tags: message.tags.length === 0 ? message.tags : sharedTags(message.tags, share, shareTags),
       extra: hasKeys(message.extra) ? message.extra : NO_EXTRA,
       secure: message.secure,
     };

@@ -1,3 +1,4 @@
+import { canonicalTags } from './canonicalTags.js';
 import { DEFAULT_CHANNEL_OPTIONS } from './DEFAULT_CHANNEL_OPTIONS.js';
 import { madeWorkers } from './madeWorkers.js';
 import type { WorkerInfo } from './types.js';
@@ -19,17 +20,6 @@ export interface OwnedWorkerInit {
   /** A plain object given up by the caller: frozen and kept when already in canonical order. */
   readonly extra: Record<string, string>;
   readonly secure: boolean;
-}
-
-function canonicalTags(tags: readonly unknown[]): boolean {
-  let previous: string | undefined;
-  for (const tag of tags) {
-    if (typeof tag !== 'string') return false;
-    // Sorted and without duplicates: what workerInfo() would make of them.
-    if (previous !== undefined && !(previous < tag)) return false;
-    previous = tag;
-  }
-  return true;
 }
 
 function canonicalExtra(extra: Record<string, unknown>): boolean {

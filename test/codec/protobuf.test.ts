@@ -494,6 +494,36 @@ describe('decodeWorkerSharing: what a subscriber decodes with', () => {
     assert.equal(worker.uid, UID);
   });
 
+  it('offers canonical tag lists, frozen, to shareTags and keeps what it hands back; others are normalised, not offered', () => {
+    const offered: string[][] = [];
+    const held = Object.freeze(['eu', 'gpu']) as string[];
+    const shareTags = (tags: string[]): string[] => {
+      assert.ok(Object.isFrozen(tags));
+      offered.push([...tags]);
+      return tags.length === 2 ? held : tags;
+    };
+    const encoded = (tags: string[]): Uint8Array =>
+      message((w) => {
+        base(w);
+        for (const tag of tags) w.uint32((5 << 3) | 2).string(tag);
+      });
+    assert.equal(decodeWorkerSharing(encoded(['eu', 'gpu']), UID, (value) => value, shareTags).tags, held);
+    // Unsorted, or with a duplicate (what another writer may send): normalised by workerInfo(), never offered.
+    for (const tags of [
+      ['gpu', 'eu'],
+      ['eu', 'eu', 'gpu'],
+    ]) {
+      const worker = decodeWorkerSharing(encoded(tags), UID, (value) => value, shareTags);
+      assert.deepEqual([...worker.tags], ['eu', 'gpu']);
+      assert.notEqual(worker.tags, held);
+    }
+    const lone = decodeWorkerSharing(encoded(['gpu']), UID, (value) => value, shareTags);
+    assert.deepEqual([...lone.tags], ['gpu']);
+    assert.deepEqual(offered, [['eu', 'gpu'], ['gpu']]);
+    assert.deepEqual(decodeWorkerSharing(encoded([]), UID, (value) => value, shareTags).tags, []);
+    assert.equal(offered.length, 2, 'no tags: nothing offered');
+  });
+
   it('rejects what decodeWorker rejects, the same way', () => {
     for (const bytes of [new Uint8Array(0), Uint8Array.of(0x0a, 0x05, 0x61)]) {
       const expected = rejects(bytes);

@@ -285,6 +285,47 @@ describe('WorkerBlocks', () => {
     workers.close();
   });
 
+  it('a malformed record read from a block is remembered as a copy: reported once, whatever is read in between', () => {
+    const { diagnostics, workers } = setup();
+    const w = makeWorker();
+    const entry = workers.add(w.uid);
+    writeBlockFile(w.uid, recordOf(Buffer.from([0xff, 0xff, 0xff])));
+    workers.refresh(entry);
+    assert.equal(diagnostics.length, 1);
+    // Another block read meanwhile: the reader's scratch now holds its bytes.
+    const other = makeWorker();
+    writeBlockFile(other.uid, recordOf(encodeWorker(other)));
+    workers.refresh(workers.add(other.uid));
+    workers.refresh(entry);
+    assert.equal(diagnostics.length, 1, 'the same bytes again: not reported twice');
+    writeBlockFile(w.uid, recordOf(Buffer.from([0xfe, 0xff, 0xff])));
+    workers.refresh(entry);
+    assert.equal(diagnostics.length, 2, 'other bad bytes: reported');
+    workers.close();
+  });
+
+  it('workers that carry the same tags share one frozen list; lists apart stay apart', () => {
+    const { events, workers } = setup();
+    const tagged = (tags: string[]): WorkerInfo => {
+      const w = makeWorker({ tags });
+      workers.accept(workers.add(w.uid), recordOf(encodeWorker(w)));
+      const seen = events.at(-1)?.worker;
+      assert.ok(seen !== undefined && seen.uid === w.uid);
+      assert.deepEqual(seen, w);
+      return seen;
+    };
+    const gpu = [tagged(['gpu']), tagged(['gpu']), tagged(['gpu'])];
+    assert.ok(gpu.every((w) => w.tags === gpu[0]?.tags && Object.isFrozen(w.tags)));
+    const pair = [tagged(['a', 'b']), tagged(['a', 'b'])];
+    assert.equal(pair[0]?.tags, pair[1]?.tags);
+    // A lone tag spelt like a longer list's key is another list.
+    const lone = tagged(['["a","b"]']);
+    assert.deepEqual(lone.tags, ['["a","b"]']);
+    assert.notEqual(lone.tags, pair[0]?.tags);
+    assert.notEqual(tagged(['gpu', 'x']).tags, gpu[0]?.tags);
+    workers.close();
+  });
+
   it('reports nothing once its sink is closed, but keeps its state', () => {
     const { events, workers, sink } = setup();
     sink.closed = true;

@@ -35,7 +35,9 @@ export interface BlockHandle {
 
 /**
  * What one {@link BlockReader.read} found: the block's record (length
- * prefix included) and the pid of its registrant mark (0: none), or why
+ * prefix included; a view of the scratch buffer the process's readers
+ * share, good until the next read, to be copied if kept) and the pid of
+ * its registrant mark (0: none), or why
  * there is no record — `'too-large'`: larger than the reader's limit, not
  * read; `'unsafe'`: a symbolic link, another user's file, or writable by
  * others, not read; `'bad-length'`: a length prefix beyond the bytes read.
@@ -181,7 +183,7 @@ export class BlockReader {
 
   /**
    * Reads a block's record twice and returns it only if both reads agree.
-   * @returns The record (a fresh buffer, length prefix included), or why there is none.
+   * @returns The record (length prefix included; a view, good until the next read), or why there is none.
    */
   read(entry: BlockHandle): BlockRead {
     let fd = entry.fd;
@@ -216,7 +218,7 @@ export class BlockReader {
       if (second !== end || this.#a.compare(this.#b, 0, end, 0, end) !== 0) return TORN;
       return {
         kind: 'record',
-        record: Buffer.from(this.#a.subarray(0, end)),
+        record: this.#a.subarray(0, end),
         registrant: readRegistrantMark(this.#a, end, first),
       };
     } finally {

@@ -45,7 +45,10 @@ export interface WorkerEntry extends BlockHandle, RecordDigest {
   readIn: number;
 }
 
-/** How many distinct versions and tags a subscriber shares among its workers (see {@link WorkerBlocks}). */
+/**
+ * How many distinct versions and tags (and, apart, tag lists) a subscriber
+ * shares among its workers (see {@link WorkerBlocks}).
+ */
 const SHARED_STRINGS = 1024;
 
 /**
@@ -83,6 +86,21 @@ export class WorkerBlocks {
     if (held !== undefined) return held;
     if (this.#shared.size < SHARED_STRINGS) this.#shared.set(value, value);
     return value;
+  };
+  /**
+   * Tag lists (frozen, each tag shared), one array for every worker that
+   * carries the same tags: one-tag lists by their tag, longer ones by their
+   * JSON text. Bounded like the strings.
+   */
+  readonly #oneTag = new Map<string, string[]>();
+  readonly #tagLists = new Map<string, string[]>();
+  readonly #shareTags = (tags: string[]): string[] => {
+    const lists = tags.length === 1 ? this.#oneTag : this.#tagLists;
+    const key = tags.length === 1 ? (tags[0] as string) : JSON.stringify(tags);
+    const held = lists.get(key);
+    if (held !== undefined) return held;
+    if (this.#oneTag.size + this.#tagLists.size < SHARED_STRINGS) lists.set(key, tags);
+    return tags;
   };
 
   /**
@@ -278,7 +296,7 @@ export class WorkerBlocks {
     entry.ok = false;
     let worker: WorkerInfo;
     try {
-      worker = decodeWorkerSharing(record.subarray(LENGTH_PREFIX), entry.uid, this.#share);
+      worker = decodeWorkerSharing(record.subarray(LENGTH_PREFIX), entry.uid, this.#share, this.#shareTags);
     } catch (error) {
       this.#pending.add(entry);
       this.#malformed(entry, record, errorMessage(error), error);
@@ -321,7 +339,7 @@ export class WorkerBlocks {
 
   #malformed(entry: WorkerEntry, bytes: Buffer, why: string, error?: unknown): void {
     if (entry.reported?.equals(bytes) === true) return;
-    entry.reported = bytes;
+    entry.reported = Buffer.from(bytes);
     this.#diagnostics.next({
       kind: 'malformed-record',
       namespace: this.#namespace,
