@@ -76,7 +76,7 @@ export class BlockReader {
   /**
    * @param shmDir Where the blocks are (`/dev/shm`).
    * @param maxOpen How many descriptors to keep open.
-   * @param maxBlock Largest block read, in bytes: a larger one is `'too-large'`.
+   * @param maxBlock Largest block read, in bytes (below 2^31): a larger one is `'too-large'`.
    */
   constructor(shmDir: string, maxOpen = MAX_OPEN_BLOCKS, maxBlock = MAX_READ_BLOCK) {
     this.#shmDir = shmDir;
@@ -173,11 +173,14 @@ export class BlockReader {
       if (error instanceof UnsafeObjectError) return { kind: 'unsafe', error };
       throw error;
     }
-    entry.size = opened.size;
-    if (entry.size > this.#maxBlock) {
+    if (opened.size > this.#maxBlock) {
       closeSync(opened.fd);
-      return { kind: 'too-large', size: entry.size };
+      return { kind: 'too-large', size: opened.size };
     }
+    // Kept as a small integer (it is at most maxBlock, far below 2^31): the
+    // stat figures come as doubles, and a double stored in the entry would
+    // be a boxed number in every entry.
+    entry.size = opened.size | 0;
     return opened.fd;
   }
 
