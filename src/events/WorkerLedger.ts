@@ -1,7 +1,7 @@
 import { discoveryEvent } from './discoveryEvent.js';
+import { workerChange } from './workerChange.js';
 import type { DiscoveryEvent, DropReason, WorkerSnapshot } from './types.js';
 import { describeValue } from '../model/describeValue.js';
-import { sameWorker } from '../model/sameWorker.js';
 import type { WorkerInfo } from '../model/types.js';
 
 const EMPTY: WorkerSnapshot = new Map<string, WorkerInfo>();
@@ -24,7 +24,7 @@ function mismatch(uid: unknown, worker: unknown): TypeError {
  *
  * - {@link WorkerLedger.put} of an unknown uid is `worker-added`; of a known
  *   uid, `worker-updated` only when the metadata really changed
- *   (`!sameWorker`), otherwise nothing.
+ *   (`!sameWorker`), otherwise nothing (the rule is {@link workerChange}'s).
  * - {@link WorkerLedger.drop} of a known uid is `worker-dropped` carrying the
  *   last metadata reported; of an unknown uid, nothing.
  * - {@link WorkerLedger.reconcile} takes a whole new snapshot and returns the
@@ -34,7 +34,9 @@ function mismatch(uid: unknown, worker: unknown): TypeError {
  *
  * Every backend's subscription, the in-memory registry, and
  * {@link diffSnapshots} keep their state in a ledger, so the decision means
- * the same thing everywhere.
+ * the same thing everywhere; a local subscriber keeps it in the entries it
+ * has per uid anyway (one map, not two), deciding by the same
+ * {@link workerChange} and dropping by the same rule.
  *
  * The state is copy-on-write: {@link WorkerLedger.snapshot} hands out the
  * current map in O(1) and the next write copies it, and `reconcile` adopts
@@ -106,11 +108,10 @@ export class WorkerLedger {
    * metadata changed, `undefined` when nothing changed.
    */
   put(worker: WorkerInfo): DiscoveryEvent | undefined {
-    const before = this.#workers.get(worker.uid);
-    if (before === worker) return undefined;
-    if (before !== undefined && sameWorker(before, worker)) return undefined;
+    const type = workerChange(this.#workers.get(worker.uid), worker);
+    if (type === undefined) return undefined;
     this.#writable().set(worker.uid, worker);
-    return discoveryEvent(before === undefined ? 'worker-added' : 'worker-updated', worker);
+    return discoveryEvent(type, worker);
   }
 
   /**
@@ -227,7 +228,7 @@ export class WorkerLedger {
         continue;
       }
       kept++;
-      if (before !== worker && !sameWorker(before, worker)) changes.push(discoveryEvent('worker-updated', worker));
+      if (workerChange(before, worker) !== undefined) changes.push(discoveryEvent('worker-updated', worker));
     }
     // Every old uid not matched in step was either skipped above or is still
     // ahead of the old walk, so the drops are found, in the old order, by

@@ -40,7 +40,7 @@ function foreignGap(pollInterval: number): number {
  *   records' slots, so that reading the segment (after a wool notification,
  *   a poll tick, an overrun) finds only the slots others changed;
  * - {@link WorkerBlocks} over a {@link BlockReader}: the blocks (torn-read
- *   detection, descriptor cache) and, in a `WorkerLedger`, what the
+ *   detection, descriptor cache) and, in the same entries, what the
  *   subscriber was told; {@link BlockSweep}: blocks compared a few per turn;
  * - {@link Reclaimer}: liveness, and reclaiming dead workers through the
  *   publishers' withdraw path;
@@ -126,7 +126,7 @@ export class LocalWatch {
       names.namespace,
       settings,
       diagnostics,
-      workers.ledger,
+      workers.told,
       reader,
       withdraw,
       schedule,

@@ -1,10 +1,10 @@
 import type { Subject } from 'rxjs';
 import { decodeWorker } from '../../codec/decodeWorker.js';
 import type { DiscoveryDiagnostic } from '../../discovery/types.js';
-import type { WorkerLedger } from '../../events/WorkerLedger.js';
 import type { DropReason } from '../../events/types.js';
 import type { WorkerInfo } from '../../model/types.js';
 import { BlockReader } from './block/BlockReader.js';
+import type { ToldWorkers } from './block/WorkerBlocks.js';
 import { LENGTH_PREFIX } from './block/blockFile.js';
 import type { LocalSettings } from './types.js';
 
@@ -47,7 +47,7 @@ export class Reclaimer {
   readonly #settings: Pick<LocalSettings, 'liveness' | 'pollInterval'>;
   readonly #withdraw: Withdraw;
   readonly #diagnostics: Subject<DiscoveryDiagnostic>;
-  readonly #ledger: WorkerLedger;
+  readonly #ledger: Pick<ToldWorkers, 'get' | 'forEach'>;
   readonly #reader: BlockReader;
   readonly #done: () => void;
   readonly #registrantOf: (uid: string) => number;
@@ -71,7 +71,7 @@ export class Reclaimer {
     namespace: string,
     settings: Pick<LocalSettings, 'liveness' | 'pollInterval'>,
     diagnostics: Subject<DiscoveryDiagnostic>,
-    ledger: WorkerLedger,
+    ledger: Pick<ToldWorkers, 'get' | 'forEach'>,
     reader: BlockReader,
     withdraw: Withdraw,
     done: () => void,

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import { encodeWorker } from '../../../src/codec/encodeWorker.js';
 import { BlockReader, type BlockHandle, type BlockRead } from '../../../src/backends/local/block/BlockReader.js';
@@ -16,8 +17,10 @@ import { Journal, JOURNAL_ADDED } from '../../../src/backends/local/journal/Jour
 import { JournalFollower } from '../../../src/backends/local/journal/JournalFollower.js';
 import { uidBytes } from '../../../src/backends/local/segment/slotTable.js';
 import type { DiscoveryDiagnostic } from '../../../src/discovery/types.js';
+import { WorkerLedger } from '../../../src/events/WorkerLedger.js';
 import type { DiscoveryEvent } from '../../../src/events/types.js';
 import type { WorkerInfo } from '../../../src/model/types.js';
+import { testWorker } from '../../../src/testing/testWorker.js';
 import { makeWorker } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'woolrx-blocks-'));
@@ -206,7 +209,7 @@ describe('WorkerBlocks', () => {
     return { journal, journalPath, events, diagnostics, workers, sink, scheduled: () => scheduled };
   }
 
-  it('decides added / updated / nothing / dropped through its ledger, decoding only changed bytes', () => {
+  it('decides added / updated / nothing / dropped by the ledger rule, decoding only changed bytes', () => {
     const { events, workers } = setup();
     const w = makeWorker({ version: '1' });
     const entry = workers.add(w.uid);
@@ -217,11 +220,79 @@ describe('WorkerBlocks', () => {
     workers.drop(entry);
     assert.deepEqual(events.map(summary), ['worker-added 1', 'worker-updated 2', 'worker-dropped 2']);
     assert.equal(workers.get(w.uid), undefined);
-    assert.equal(workers.ledger.size, 0);
+    assert.equal(workers.told.size, 0);
     // A uid never reported: its drop is silent.
     const silent = workers.add(randomUUID());
     workers.drop(silent);
     assert.equal(events.length, 3);
+  });
+
+  it('what it tells is what a WorkerLedger tells, on any sequence of records and drops', () => {
+    // Three versions per worker (two of them equal: the same bytes again).
+    const versions = (n: number): WorkerInfo[] => [
+      testWorker(n, { version: '1', tags: ['a'] }),
+      testWorker(n, { version: '1', tags: ['a'] }),
+      testWorker(n, { version: '2', tags: ['a', 'b'] }),
+    ];
+    const pool = [1, 2, 3, 4].map(versions);
+    const op = fc.record({
+      n: fc.integer({ min: 0, max: 3 }),
+      kind: fc.constantFrom('put', 'put', 'found', 'drop'),
+      version: fc.integer({ min: 0, max: 2 }),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        const { events, workers } = setup();
+        const ledger = new WorkerLedger();
+        const expected: DiscoveryEvent[] = [];
+        for (const { n, kind, version } of ops) {
+          const worker = pool[n]?.[version];
+          assert.ok(worker !== undefined);
+          const entry = workers.get(worker.uid);
+          if (kind === 'drop') {
+            if (entry !== undefined) workers.drop(entry);
+            const event = ledger.drop(worker.uid);
+            if (event !== undefined) expected.push(event);
+          } else if (kind === 'found') {
+            // Found in the slot table, its block not taken yet: nothing told.
+            if (entry === undefined) workers.add(worker.uid);
+          } else {
+            workers.accept(entry ?? workers.add(worker.uid), recordOf(encodeWorker(worker)));
+            const event = ledger.put(worker);
+            if (event !== undefined) expected.push(event);
+          }
+          assert.equal(workers.told.size, ledger.size);
+        }
+        assert.deepEqual(events, expected);
+        const told: WorkerInfo[] = [];
+        workers.told.forEach((worker) => told.push(worker));
+        const byUid = (a: WorkerInfo, b: WorkerInfo): number => a.uid.localeCompare(b.uid);
+        assert.deepEqual(told.sort(byUid), [...ledger.values()].sort(byUid));
+        for (const worker of ledger.values()) assert.deepEqual(workers.told.get(worker.uid), worker);
+        workers.close();
+        assert.equal(workers.told.size, 0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps telling the metadata last reported while its block cannot be taken, and drops with it', () => {
+    const { events, workers } = setup();
+    const w = makeWorker({ version: '1' });
+    const entry = workers.add(w.uid);
+    workers.accept(entry, recordOf(encodeWorker(w)));
+    workers.accept(entry, recordOf(Buffer.from([0xff, 0xff, 0xff])));
+    assert.equal(entry.ok, false);
+    assert.equal(workers.told.get(w.uid), events[0]?.worker);
+    workers.drop(entry, 'expired');
+    assert.deepEqual(
+      events.map((event) => [event.type, event.worker.version, event.reason]),
+      [
+        ['worker-added', '1', undefined],
+        ['worker-dropped', '1', 'expired'],
+      ],
+    );
+    assert.equal(workers.told.size, 0);
   });
 
   it("skips a malformed record (undecodable, another worker's, impossible length), reporting each once; pending until valid", () => {
@@ -332,7 +403,7 @@ describe('WorkerBlocks', () => {
     const w = makeWorker();
     workers.accept(workers.add(w.uid), recordOf(encodeWorker(w)));
     assert.equal(events.length, 0);
-    assert.equal(workers.ledger.get(w.uid)?.uid, w.uid);
+    assert.equal(workers.told.get(w.uid)?.uid, w.uid);
   });
 });
 

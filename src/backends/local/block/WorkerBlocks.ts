@@ -3,7 +3,8 @@ import { decodeWorkerSharing } from '../../../codec/decodeWorker.js';
 import { errorMessage } from '../../../discovery/errorMessage.js';
 import type { DiscoverySink } from '../../../discovery/DiscoverySink.js';
 import type { DiscoveryDiagnostic } from '../../../discovery/types.js';
-import { WorkerLedger } from '../../../events/WorkerLedger.js';
+import { discoveryEvent } from '../../../events/discoveryEvent.js';
+import { workerChange } from '../../../events/workerChange.js';
 import type { DropReason } from '../../../events/types.js';
 import type { WorkerInfo } from '../../../model/types.js';
 import type { BlockHandle, BlockReader } from './BlockReader.js';
@@ -38,11 +39,35 @@ export interface WorkerEntry extends BlockHandle, RecordDigest {
    */
   registrant: number;
   /**
+   * What the subscriber was told of this worker — the metadata last
+   * reported, kept until it is dropped even while its block cannot be read
+   * — or `undefined` if it was told nothing yet: the subscriber's ledger,
+   * held in the entries (see {@link WorkerBlocks}).
+   */
+  told: WorkerInfo | undefined;
+  /**
    * The scan that last read its block, by its subscriber's count (0:
    * none): the sweep of that scan skips it. A mark, not a set of the entries
    * read: a subscriber's first scan reads every block.
    */
   readIn: number;
+}
+
+/**
+ * The workers a subscriber was told of, by uid (what a `WorkerLedger` holds,
+ * read-only): {@link WorkerBlocks.told}.
+ * @internal
+ */
+export interface ToldWorkers {
+  /** How many. */
+  readonly size: number;
+  /** @returns The metadata last reported for `uid`, or `undefined` if unknown. */
+  get(uid: string): WorkerInfo | undefined;
+  /**
+   * Calls `visit` with each, in the order their uids were found (a walk
+   * that allocates no iterator results).
+   */
+  forEach(visit: (worker: WorkerInfo) => void): void;
 }
 
 /**
@@ -54,17 +79,22 @@ const SHARED_STRINGS = 1024;
 /**
  * The workers one local subscriber knows, by uid: an entry per uid found in
  * the slot table (its block's state: descriptor, the last record taken as
- * its length and digest), and a {@link WorkerLedger} of what the subscriber
- * was told. Record bytes come from a journal record or a block read; they
- * are decoded only when they differ from the last taken, and the ledger
- * decides which event, if any, they are. A block that cannot be taken yet
+ * its length and digest) and what the subscriber was told of it
+ * ({@link WorkerEntry.told}). That is the subscriber's ledger, kept in the
+ * entries rather than in a `WorkerLedger` of its own (a map by uid of every
+ * worker, a second one), and ruled the same way: {@link workerChange}
+ * decides which event, if any, new metadata is; a drop is reported when
+ * the subscriber was told of the worker, with the metadata last reported.
+ * Record bytes come from a journal record or a block read; they are
+ * decoded only when they differ from the last taken. A block that cannot be taken yet
  * (missing, torn, malformed, newer than the journal applied) stays
  * *pending*, to be read again.
  * @internal
  */
 export class WorkerBlocks {
-  /** What the subscriber was told. */
-  readonly ledger = new WorkerLedger();
+  /** What the subscriber was told: the workers of the entries' {@link WorkerEntry.told}. */
+  readonly told: ToldWorkers;
+  #toldCount = 0;
   readonly #namespace: string;
   readonly #reader: BlockReader;
   readonly #journal: { moved(): boolean };
@@ -125,6 +155,19 @@ export class WorkerBlocks {
     this.#schedule = schedule;
     this.#sink = sink;
     this.#diagnostics = diagnostics;
+    const entries = this.#entries;
+    const count = (): number => this.#toldCount;
+    this.told = {
+      get size() {
+        return count();
+      },
+      get: (uid) => entries.get(uid)?.told,
+      forEach: (visit) => {
+        entries.forEach((entry) => {
+          if (entry.told !== undefined) visit(entry.told);
+        });
+      },
+    };
   }
 
   /**
@@ -165,6 +208,7 @@ export class WorkerBlocks {
       reported: undefined,
       strike: undefined,
       registrant: -1,
+      told: undefined,
       readIn: 0,
     };
     this.#entries.set(uid, entry);
@@ -181,8 +225,11 @@ export class WorkerBlocks {
     this.#reader.close(entry);
     this.#entries.delete(entry.uid);
     this.#pending.delete(entry);
-    const event = this.ledger.drop(entry.uid, reason);
-    if (event !== undefined && !this.#sink.closed) this.#sink.next(event);
+    const told = entry.told;
+    if (told === undefined) return;
+    entry.told = undefined;
+    this.#toldCount -= 1;
+    if (!this.#sink.closed) this.#sink.next(discoveryEvent('worker-dropped', told, reason));
   }
 
   /** @returns The pending entries; the set starts empty again. */
@@ -276,7 +323,7 @@ export class WorkerBlocks {
 
   /**
    * Takes new record bytes (length prefix included) for a worker: decodes
-   * them if they changed, and reports what the ledger says changed.
+   * them if they changed, and reports what {@link workerChange} says changed.
    * @param record The bytes.
    * @param registrant The pid of the block's registrant mark (0: none), when
    * the bytes were read from the block; without it (a journal record) a new
@@ -310,12 +357,15 @@ export class WorkerBlocks {
     entry.ok = true;
     entry.reported = undefined;
     if (registrant === undefined) {
-      const previous = this.ledger.get(worker.uid);
+      const previous = entry.told;
       if (previous === undefined) entry.registrant = 0;
       else if (previous.pid !== worker.pid) entry.registrant = -1;
     }
-    const event = this.ledger.put(worker);
-    if (event !== undefined && !this.#sink.closed) this.#sink.next(event);
+    const type = workerChange(entry.told, worker);
+    if (type === undefined) return;
+    if (entry.told === undefined) this.#toldCount += 1;
+    entry.told = worker;
+    if (!this.#sink.closed) this.#sink.next(discoveryEvent(type, worker));
   }
 
   /**
@@ -334,6 +384,7 @@ export class WorkerBlocks {
   close(): void {
     for (const entry of this.#entries.values()) this.#reader.close(entry);
     this.#entries.clear();
+    this.#toldCount = 0;
     this.#pending.clear();
   }
 
