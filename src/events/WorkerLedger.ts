@@ -1,5 +1,6 @@
 import { discoveryEvent } from './discoveryEvent.js';
 import { workerChange } from './workerChange.js';
+import { sameWorker } from '../model/sameWorker.js';
 import type { DiscoveryEvent, DropReason, WorkerSnapshot } from './types.js';
 import { describeValue } from '../model/describeValue.js';
 import type { WorkerInfo } from '../model/types.js';
@@ -228,7 +229,8 @@ export class WorkerLedger {
         continue;
       }
       kept++;
-      if (workerChange(before, worker) !== undefined) changes.push(discoveryEvent('worker-updated', worker));
+      // workerChange's rule for a known uid, written out: this runs for every worker of every snapshot.
+      if (before !== worker && !sameWorker(before, worker)) changes.push(discoveryEvent('worker-updated', worker));
     }
     // Every old uid not matched in step was either skipped above or is still
     // ahead of the old walk, so the drops are found, in the old order, by
