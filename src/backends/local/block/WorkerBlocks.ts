@@ -71,6 +71,32 @@ export interface ToldWorkers {
 }
 
 /**
+ * {@link WorkerBlocks.told}: a view of the entries. A class, not an object
+ * literal with a getter: such a literal gets a hidden class of its own,
+ * allocated where scavenges do not collect, whose getter would keep the
+ * whole closed subscription alive until the next full collection.
+ */
+class ToldView implements ToldWorkers {
+  /** How many entries hold a worker told (kept by {@link WorkerBlocks}). */
+  size = 0;
+  readonly #entries: ReadonlyMap<string, WorkerEntry>;
+
+  constructor(entries: ReadonlyMap<string, WorkerEntry>) {
+    this.#entries = entries;
+  }
+
+  get(uid: string): WorkerInfo | undefined {
+    return this.#entries.get(uid)?.told;
+  }
+
+  forEach(visit: (worker: WorkerInfo) => void): void {
+    this.#entries.forEach((entry) => {
+      if (entry.told !== undefined) visit(entry.told);
+    });
+  }
+}
+
+/**
  * How many distinct versions and tags (and, apart, tag lists) a subscriber
  * shares among its workers (see {@link WorkerBlocks}).
  */
@@ -94,7 +120,7 @@ const SHARED_STRINGS = 1024;
 export class WorkerBlocks {
   /** What the subscriber was told: the workers of the entries' {@link WorkerEntry.told}. */
   readonly told: ToldWorkers;
-  #toldCount = 0;
+  readonly #told: ToldView;
   readonly #namespace: string;
   readonly #reader: BlockReader;
   readonly #journal: { moved(): boolean };
@@ -155,19 +181,8 @@ export class WorkerBlocks {
     this.#schedule = schedule;
     this.#sink = sink;
     this.#diagnostics = diagnostics;
-    const entries = this.#entries;
-    const count = (): number => this.#toldCount;
-    this.told = {
-      get size() {
-        return count();
-      },
-      get: (uid) => entries.get(uid)?.told,
-      forEach: (visit) => {
-        entries.forEach((entry) => {
-          if (entry.told !== undefined) visit(entry.told);
-        });
-      },
-    };
+    this.#told = new ToldView(this.#entries);
+    this.told = this.#told;
   }
 
   /**
@@ -228,7 +243,7 @@ export class WorkerBlocks {
     const told = entry.told;
     if (told === undefined) return;
     entry.told = undefined;
-    this.#toldCount -= 1;
+    this.#told.size -= 1;
     if (!this.#sink.closed) this.#sink.next(discoveryEvent('worker-dropped', told, reason));
   }
 
@@ -363,7 +378,7 @@ export class WorkerBlocks {
     }
     const type = workerChange(entry.told, worker);
     if (type === undefined) return;
-    if (entry.told === undefined) this.#toldCount += 1;
+    if (entry.told === undefined) this.#told.size += 1;
     entry.told = worker;
     if (!this.#sink.closed) this.#sink.next(discoveryEvent(type, worker));
   }
@@ -384,7 +399,7 @@ export class WorkerBlocks {
   close(): void {
     for (const entry of this.#entries.values()) this.#reader.close(entry);
     this.#entries.clear();
-    this.#toldCount = 0;
+    this.#told.size = 0;
     this.#pending.clear();
   }
 
