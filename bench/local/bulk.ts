@@ -378,15 +378,94 @@ export async function benchLocalMemory(opts: { workers: number }): Promise<Local
       same_work_young_mb: mb(sameWork.holding_young - sameWork.rxjs_young),
     };
   } finally {
-    // A publisher that died cannot be told to stop (sending would throw).
-    if (publisher.child.connected) {
-      publisher.child.send({ op: 'stop' });
-      await publisher.next('stopped').catch(() => undefined);
-    } else {
-      publisher.child.kill();
+    await stopPublisher(publisher, namespace);
+  }
+}
+
+/** Stops a memory row's publisher process; the namespace goes with it, or is removed if it died. */
+async function stopPublisher(publisher: ReturnType<typeof child>, namespace: string): Promise<void> {
+  // A publisher that died cannot be told to stop (sending would throw).
+  if (publisher.child.connected) {
+    publisher.child.send({ op: 'stop' });
+    await publisher.next('stopped').catch(() => undefined);
+  } else {
+    publisher.child.kill();
+  }
+  await exited(publisher.child);
+  if (publisher.child.exitCode !== 0) removeBenchNamespace(namespace);
+}
+
+/** Result of one {@link benchLocalMemoryGrowth} run, MB (10^6 bytes). */
+export interface LocalMemoryGrowthRun {
+  /** Workers in each step: the namespace holds this many, then twice as many. */
+  step: number;
+  /**
+   * What the second step added to the subscriber's RSS outside V8's young
+   * generation (RSS less the young generation's pages, after a full GC, the
+   * second step's less the first's): what its warm code keeps for `step`
+   * more workers, without what a process pays once (code, the compilers'
+   * working memory) or V8's sizing of its young generation for a burst.
+   */
+  own_mb: number;
+  /** Its live memory (V8 heap used plus buffers, after a full GC), the second step's less the first's. */
+  live_mb: number;
+  /** Its young generation's pages, the second step's less the first's. */
+  young_mb: number;
+  /** The same figures of the plain-objects peer (memoryFloorProcess.mjs) holding `step` more plain worker objects. */
+  peer_own_mb: number;
+  peer_live_mb: number;
+  peer_young_mb: number;
+}
+
+/**
+ * What a subscriber keeps per worker once its code is warm: a publisher
+ * registers `workers / 2` workers (in a namespace of capacity `workers`, as
+ * {@link benchLocalMemory}'s), a subscriber process subscribes and notes its
+ * memory, the publisher registers the other half, and the subscriber, told
+ * of them, notes it again; then the plain-objects peer does the same with
+ * plain worker objects in one process.
+ * @param opts `workers`: how many workers are registered in the end.
+ * @returns What the second half added, the subscriber's and the peer's.
+ */
+export async function benchLocalMemoryGrowth(opts: { workers: number }): Promise<LocalMemoryGrowthRun> {
+  const step = Math.floor(opts.workers / 2);
+  const entry = builtEntry();
+  const namespace = `woolrx-bench-grow-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const publisher = child('bulkPublisherProcess.ts', [namespace, String(step), String(2 * step)], TSX);
+  let subscriber: ReturnType<typeof child> | undefined;
+  try {
+    await publisher.next('ready');
+    publisher.child.send({ op: 'run', from: 0, count: step });
+    await publisher.next('published');
+    subscriber = child('memoryProcess.mjs', [entry, namespace, String(step), String(step)], ['--expose-gc']);
+    const { memory } = (await subscriber.next('memory')) as { memory: { rss: number; live: number; young: number } };
+    publisher.child.send({ op: 'run', from: step, count: step });
+    await publisher.next('published');
+    const { grown } = (await subscriber.next('grown')) as { grown: { rss: number; live: number; young: number } };
+    await exited(subscriber.child);
+    const peer = child('memoryFloorProcess.mjs', [String(step), String(step)], ['--expose-gc']);
+    const { floor } = (await peer.next('floor')) as {
+      floor: HoldingMemory & { grown_rss: number; grown_live: number; grown_young: number };
+    };
+    await exited(peer.child);
+    if (floor.held !== 2 * step) throw new Error(`the peer held ${floor.held} of ${2 * step} workers`);
+    const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;
+    return {
+      step,
+      own_mb: mb(grown.rss - grown.young - (memory.rss - memory.young)),
+      live_mb: mb(grown.live - memory.live),
+      young_mb: mb(grown.young - memory.young),
+      peer_own_mb: mb(floor.grown_rss - floor.grown_young - (floor.holding - floor.holding_young)),
+      peer_live_mb: mb(floor.grown_live - floor.holding_live),
+      peer_young_mb: mb(floor.grown_young - floor.holding_young),
+    };
+  } finally {
+    // A subscriber still waiting for the second half (the run failed before it came) is not waited for.
+    if (subscriber !== undefined) {
+      subscriber.child.kill();
+      await exited(subscriber.child);
     }
-    await exited(publisher.child);
-    if (publisher.child.exitCode !== 0) removeBenchNamespace(namespace);
+    await stopPublisher(publisher, namespace);
   }
 }
 

@@ -8,6 +8,9 @@
 // Talks to the parent over IPC: `ready`, then `{ op: 'run' }` → `published`
 // (the CLOCK_MONOTONIC time the last publish resolved) with the CPU the run
 // used (`cpu_us`: every thread; `main_us`: the main thread's), `{ op: 'stop' }`.
+// A run may name its workers: `{ op: 'run', from, count }` publishes workers
+// `from` to `from + count - 1` (by default 0 to argv[3] - 1), so that a
+// namespace can grow in steps.
 import { localDiscovery } from '../../src/backends/local/index.js';
 import { benchWorker } from './benchWorker.js';
 import { threadCpuUs } from './threadCpuUs.js';
@@ -16,12 +19,14 @@ const [namespace = '', countArg = '0', capacityArg = '0', warmupArg = '0'] = pro
 const count = Number(countArg);
 const publisher = localDiscovery(namespace, { capacity: Number(capacityArg), pollInterval: false }).publisher();
 
-process.on('message', (message: { op: string }) => {
+process.on('message', (message: { op: string; from?: number; count?: number }) => {
   void (async () => {
     if (message.op === 'run') {
+      const from = message.from ?? 0;
+      const end = from + (message.count ?? count);
       const cpu = process.cpuUsage();
       const main = threadCpuUs();
-      for (let i = 0; i < count; i += 1) await publisher.publish('worker-added', benchWorker(i));
+      for (let i = from; i < end; i += 1) await publisher.publish('worker-added', benchWorker(i));
       const used = process.cpuUsage(cpu);
       process.send?.({
         published: process.hrtime.bigint().toString(),

@@ -10,11 +10,14 @@
 // `randomUUID()` builds a uid as a rope of 20 short strings on Node.js 20 and
 // 24 (about 430 bytes a uid kept, where a flat one takes 56), and a template
 // string of 13 characters or more is a rope too. argv[2]: how many workers.
+// argv[3] (optional): how many more it then holds, noting its memory again
+// as `grown` (the peer of memoryProcess.mjs's argv[5]).
 import { Buffer } from 'node:buffer';
 import { randomFillSync } from 'node:crypto';
 import { settledMemory as settled } from './settledMemory.mjs';
 
 const workers = Number(process.argv[2] ?? '0');
+const more = Number(process.argv[3] ?? '0');
 
 const bare = await settled();
 await import('rxjs');
@@ -42,21 +45,26 @@ const addressString = (port) => {
   return text.toString('latin1', 0, end);
 };
 const held = new Map();
-for (let i = 0; i < workers; i += 1) {
-  const uid = uidString();
-  const worker = Object.freeze({
-    uid,
-    address: addressString(10_000 + (i % 50_000)),
-    pid: process.pid,
-    version: '1.0.0',
-    tags: Object.freeze(['bench']),
-    extra: Object.freeze({}),
-    secure: false,
-    options,
-  });
-  held.set(uid, worker);
-}
+const hold = (from, to) => {
+  for (let i = from; i < to; i += 1) {
+    const uid = uidString();
+    const worker = Object.freeze({
+      uid,
+      address: addressString(10_000 + (i % 50_000)),
+      pid: process.pid,
+      version: '1.0.0',
+      tags: Object.freeze(['bench']),
+      extra: Object.freeze({}),
+      secure: false,
+      options,
+    });
+    held.set(uid, worker);
+  }
+};
+hold(0, workers);
 const holding = await settled();
+hold(workers, workers + more);
+const grown = more > 0 ? await settled() : undefined;
 process.send?.({
   floor: {
     bare: bare.rss,
@@ -67,6 +75,7 @@ process.send?.({
     rxjs_young: rxjs.young,
     holding_young: holding.young,
     held: held.size,
+    ...(grown === undefined ? {} : { grown_rss: grown.rss, grown_live: grown.live, grown_young: grown.young }),
   },
 });
 process.disconnect();

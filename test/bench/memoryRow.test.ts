@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
-import { benchLocalMemory, benchLocalMemoryFloor } from '../../bench/local/bulk.js';
+import { benchLocalMemory, benchLocalMemoryFloor, benchLocalMemoryGrowth } from '../../bench/local/bulk.js';
 
 const ours = (dir: string): string[] =>
   readdirSync(dir).filter((name) => name.startsWith('woolrx-') || name.startsWith('wool-'));
@@ -29,6 +29,18 @@ describe('the memory row', () => {
     const floor = await benchLocalMemoryFloor({ workers: 60 });
     assert.ok(floor.rxjs_mb > floor.bare_mb, `RxJS weighs something (${JSON.stringify(floor)})`);
     assert.ok(Number.isFinite(floor.peer_young_mb), `the peer's young generation (${JSON.stringify(floor)})`);
+    assert.deepEqual({ shm: ours('/dev/shm'), tmp: ours(tmpdir()) }, before, 'the namespace is removed');
+  });
+
+  it('measures what the second half of the workers adds, the subscriber told of them as they come, and the peer', async () => {
+    const before = { shm: ours('/dev/shm'), tmp: ours(tmpdir()) };
+    // Rejects unless the subscriber saw 30 workers at sync and all 60 after the second step, and the
+    // peer held 60 (bench/local/memoryProcess.mjs, memoryFloorProcess.mjs).
+    const run = await benchLocalMemoryGrowth({ workers: 60 });
+    assert.equal(run.step, 30);
+    for (const key of ['own_mb', 'live_mb', 'young_mb', 'peer_own_mb', 'peer_live_mb', 'peer_young_mb'] as const) {
+      assert.ok(Number.isFinite(run[key]) && Math.abs(run[key]) < 100, `${key} measured (${JSON.stringify(run)})`);
+    }
     assert.deepEqual({ shm: ours('/dev/shm'), tmp: ours(tmpdir()) }, before, 'the namespace is removed');
   });
 });
