@@ -83,6 +83,37 @@ describe('SlotMirror', () => {
     mirror.close();
   });
 
+  it('counts a uid held by three slots, freed one by one in any order, and counts it once', () => {
+    const { path, file } = segment(6);
+    const mirror = new SlotMirror(path);
+    const [a, b] = [randomUUID(), randomUUID()];
+    for (const slot of [0, 1, 3]) file.writeSlot(slot, uidBytes(a));
+    file.writeSlot(4, uidBytes(b));
+    mirror.read(true);
+    assert.equal(mirror.size, 2, 'two distinct uids');
+    assert.deepEqual([...mirror.uids()].sort(), [a, b].sort());
+    for (const [slot, left] of [
+      [1, true],
+      [0, true],
+      [3, false],
+    ] as const) {
+      file.writeSlot(slot, FREE_SLOT);
+      mirror.read(false);
+      assert.equal(mirror.has(a), left, `slot ${slot} freed`);
+      assert.equal(mirror.size, left ? 2 : 1);
+    }
+    // Taken again by one slot: held by one, freed by one.
+    file.writeSlot(5, uidBytes(a));
+    mirror.read(false);
+    assert.equal(mirror.has(a), true);
+    file.writeSlot(5, FREE_SLOT);
+    mirror.read(false);
+    assert.equal(mirror.has(a), false);
+    assert.equal(mirror.has(b), true);
+    file.close();
+    mirror.close();
+  });
+
   it('journal records keep the copy current, so the next read finds only what others changed', () => {
     const { path, file } = segment(8);
     const mirror = new SlotMirror(path);

@@ -86,8 +86,14 @@ export class SlotMirror {
   #prevLength = 0;
   /** The uid in each slot, per the copy. */
   readonly #slotUids: (string | undefined)[] = [];
-  /** How many slots hold each uid, per the copy. */
-  readonly #present = new Map<string, number>();
+  /** The uids some slot holds, per the copy. */
+  readonly #present = new Set<string>();
+  /**
+   * How many slots besides the first hold a uid, only for uids in more than
+   * one: a set and this instead of a count for every uid, which would take a
+   * larger table by uid beside the subscriber's entries.
+   */
+  readonly #extra = new Map<string, number>();
   #changed: Set<string> | undefined;
   /** The slots {@link SlotMirror.holds} read last: `#windowCount` from `#windowFirst`, of `#windowSegment`. */
   readonly #window = Buffer.alloc(HOLDS_WINDOW * SLOT_SIZE);
@@ -190,7 +196,7 @@ export class SlotMirror {
 
   /** @returns Every uid some slot holds, per the copy. */
   uids(): IterableIterator<string> {
-    return this.#present.keys();
+    return this.#present.values();
   }
 
   /**
@@ -354,14 +360,16 @@ export class SlotMirror {
   #setSlot(slot: number, uid: string | undefined): void {
     const old = this.#slotUids[slot];
     if (old !== undefined) {
-      const count = (this.#present.get(old) ?? 1) - 1;
-      if (count > 0) this.#present.set(old, count);
-      else this.#present.delete(old);
+      const extra = this.#extra.get(old);
+      if (extra === undefined) this.#present.delete(old);
+      else if (extra > 1) this.#extra.set(old, extra - 1);
+      else this.#extra.delete(old);
       this.#changed?.add(old);
     }
     this.#slotUids[slot] = uid;
     if (uid !== undefined) {
-      this.#present.set(uid, (this.#present.get(uid) ?? 0) + 1);
+      if (!this.#present.has(uid)) this.#present.add(uid);
+      else this.#extra.set(uid, (this.#extra.get(uid) ?? 0) + 1);
       this.#changed?.add(uid);
     }
   }
