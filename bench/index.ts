@@ -592,6 +592,8 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
   const grownPeer = spread(growthRuns.map((r) => r.peer_own_mb));
   const grownRatios = growthRuns.map((r) => Math.round((r.own_mb / r.peer_own_mb) * 100) / 100);
   const grownRatio = spread(grownRatios);
+  const grownLiveRatios = growthRuns.map((r) => Math.round((r.live_mb / r.peer_live_mb) * 100) / 100);
+  const grownLiveRatio = spread(grownLiveRatios);
   const grownLive = spread(growthRuns.map((r) => r.live_mb));
   const grownPeerLive = spread(growthRuns.map((r) => r.peer_live_mb));
   const grownYoung = spread(growthRuns.map((r) => r.young_mb));
@@ -634,6 +636,11 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
         value: grownRatio.median,
         unit: '×',
       },
+      {
+        name: `  live memory: subscriber / peer, each run (${range(grownLiveRatio, 2)}): median`,
+        value: grownLiveRatio.median,
+        unit: '×',
+      },
     ],
   );
   floorRows.push({
@@ -655,6 +662,7 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
     peer_growth_live_mb: growthRuns.map((r) => r.peer_live_mb),
     peer_growth_young_mb: growthRuns.map((r) => r.peer_young_mb),
     growth_ratio: grownRatios,
+    growth_live_ratio: grownLiveRatios,
     subscriber_rss_mb: memoryRuns.map((r) => r.rss_mb),
     subscriber_rss_before_mb: memoryRuns.map((r) => r.before_rss_mb),
     floor_rxjs_mb: floorRuns.map((r) => r.rxjs_mb),
