@@ -584,9 +584,10 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
     ratio: liveRatio,
   });
   // The proposed figure (docs/backends/local.md): what the second half of the
-  // workers adds once the code is warm, outside the young generation — what
-  // a process pays once (code, the compilers' working memory) and V8's sizing
-  // of its young generation for a burst left out, on any Node.js version.
+  // workers adds once the code is warm — what a process pays once (code, the
+  // compilers' working memory) and V8's sizing of its young generation for a
+  // burst left out, on any Node.js version — as live memory, with the RSS
+  // outside the young generation beside it.
   const step = (growthRuns[0]?.step ?? 0).toLocaleString('en-US');
   const grownOwn = spread(growthRuns.map((r) => r.own_mb));
   const grownPeer = spread(growthRuns.map((r) => r.peer_own_mb));
@@ -632,25 +633,35 @@ async function runLocalMemory(): Promise<Record<string, unknown>> {
         unit: 'MB',
       },
       {
-        name: `subscriber / peer, each run (${range(grownRatio, 2)}; proposed ≤ ${PROPOSED_TARGET.memoryGrowth}): median`,
+        name: `subscriber / peer, each run (${range(grownRatio, 2)}): median`,
         value: grownRatio.median,
         unit: '×',
       },
       {
-        name: `  live memory: subscriber / peer, each run (${range(grownLiveRatio, 2)}): median`,
+        name: `  live memory: subscriber / peer, each run (${range(grownLiveRatio, 2)}; proposed ≤ ${PROPOSED_TARGET.memoryGrowth}): median`,
         value: grownLiveRatio.median,
         unit: '×',
       },
     ],
   );
+  // The target is proposed on live memory: a step of about 2 MB of RSS moves
+  // by a page table's worth of malloc and V8 pages from run to run.
   floorRows.push({
-    row: `workers' own memory, ${step} more workers, warm, outside the young generation (proposed)`,
+    row: `workers' live memory, ${step} more workers, warm (heap used + buffers; proposed)`,
+    unit: 'MB',
+    value: grownLive,
+    floor: grownPeerLive,
+    floorName: "plain-objects peer's, the same",
+    ratio: grownLiveRatio,
+    target: PROPOSED_TARGET.memoryGrowth,
+  });
+  floorRows.push({
+    row: `workers' own memory, ${step} more workers, warm, outside the young generation`,
     unit: 'MB',
     value: grownOwn,
     floor: grownPeer,
     floorName: "plain-objects peer's, the same",
     ratio: grownRatio,
-    target: PROPOSED_TARGET.memoryGrowth,
   });
   return {
     memory_workers: workers,
