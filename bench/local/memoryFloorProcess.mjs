@@ -8,7 +8,7 @@
 // that knows them pays. Its strings are flat, as a decoder of the wire (JSON,
 // protobuf) makes them, and made without garbage a peer would not make:
 // `randomUUID()` builds a uid as a rope of 20 short strings on Node.js 20 and
-// 24 (about 430 bytes a uid kept, where a flat one takes 56), and a template
+// 24 (about 480 bytes a uid kept, where a flat one takes 56), and a template
 // string of 13 characters or more is a rope too. argv[2]: how many workers.
 // argv[3] (optional): how many more it then holds, noting its memory again
 // as `grown` (the peer of memoryProcess.mjs's argv[5]).
