@@ -333,7 +333,11 @@ export class LocalWatch {
   readonly #schedule = (): void => this.#wake.schedule();
 
   // The sweep's callbacks, bound once (a scan allocates no closures).
-  readonly #entries = (): Iterator<WorkerEntry> => this.#workers.values();
+  /** The entry of the uid in a slot of the mirror, if known: the poll's round-robin goes by slot. */
+  readonly #slotEntry = (slot: number): WorkerEntry | undefined => {
+    const uid = this.#mirror.uidAt(slot);
+    return uid === undefined ? undefined : this.#workers.get(uid);
+  };
   readonly #current = (entry: WorkerEntry): boolean => this.#workers.get(entry.uid) === entry;
   readonly #compare = (entry: WorkerEntry): boolean => {
     this.#workers.recheck(entry);
@@ -468,7 +472,7 @@ export class LocalWatch {
     // as the records applied, or newer, and an older record's bytes are
     // never re-emitted after it).
     if (blocks === 'all') this.#sweep.all(workers.values(), this.#readNow);
-    else if (blocks === 'poll') this.#sweep.poll(this.#entries, workers.size, this.#readNow);
+    else if (blocks === 'poll') this.#sweep.poll(this.#slotEntry, mirror.slots, this.#readNow);
   }
 }
 

@@ -449,10 +449,10 @@ describe('BlockSweep', () => {
         },
       );
     };
-    const values = (): Iterator<Entry> => list.values();
-    sweep.poll(values, list.length, () => false);
+    const at = (position: number): Entry | undefined => list[position];
+    sweep.poll(at, list.length, () => false);
     run();
-    sweep.poll(values, list.length, () => false);
+    sweep.poll(at, list.length, () => false);
     run();
     assert.deepEqual(seen, [list[0], list[1], list[2], list[3], list[4], list[0]]);
   });
@@ -462,7 +462,7 @@ describe('BlockSweep', () => {
     const list = entries(5);
     const seen: Entry[] = [];
     sweep.poll(
-      () => list.values(),
+      (position) => list[position],
       list.length,
       (entry) => entry === list[1],
     );
@@ -476,14 +476,22 @@ describe('BlockSweep', () => {
     assert.deepEqual(seen, [list[0], list[2]]);
   });
 
-  it('poll(): never queues an entry twice in one tick, and follows entries added and removed between ticks', () => {
+  it('poll(): looks at each position at most once a tick, counts only the positions holding an entry, and follows positions filled and emptied between ticks', () => {
     const sweep = new BlockSweep<Entry>(100, 4);
     const list = entries(6);
-    const live = new Map(list.slice(0, 2).map((entry) => [entry.uid, entry]));
-    const values = (): Iterator<Entry> => live.values();
-    const tick = (): Entry[] => {
+    // A sparse table of 10 positions: two entries, at 1 and 7.
+    const slots: (Entry | undefined)[] = Array.from({ length: 10 }, () => undefined);
+    slots[1] = list[0];
+    slots[7] = list[1];
+    const looked: number[] = [];
+    const at = (position: number): Entry | undefined => {
+      looked.push(position);
+      return slots[position];
+    };
+    const tick = (span = slots.length): Entry[] => {
       const seen: Entry[] = [];
-      sweep.poll(values, live.size, () => false);
+      looked.length = 0;
+      sweep.poll(at, span, () => false);
       sweep.next(
         () => true,
         (entry) => {
@@ -493,15 +501,47 @@ describe('BlockSweep', () => {
       );
       return seen;
     };
-    // Fewer entries than the slice: each once.
+    // Fewer entries than the slice: each once, every position looked at once.
     assert.deepEqual(tick(), [list[0], list[1]]);
-    for (const entry of list.slice(2)) live.set(entry.uid, entry);
-    live.delete((list[3] as Entry).uid);
-    // Goes on from where it stopped (the round's end), then round again.
-    assert.deepEqual(tick(), [list[2], list[4], list[5], list[0]]);
-    assert.deepEqual(tick(), [list[1], list[2], list[4], list[5]]);
-    live.clear();
+    assert.deepEqual(looked, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    slots[2] = list[2];
+    slots[4] = list[3];
+    slots[8] = list[4];
+    slots[9] = list[5];
+    slots[4] = undefined;
+    // Went round once: starts again from position 0, and stops at the fourth entry found.
+    assert.deepEqual(tick(), [list[0], list[2], list[1], list[4]]);
+    assert.deepEqual(looked, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    // Goes on from where it stopped, past the end and round again.
+    assert.deepEqual(tick(), [list[5], list[0], list[2], list[1]]);
+    // The table shrank below the place: the round starts again from 0.
+    assert.deepEqual(tick(3), [list[0], list[2]]);
+    assert.deepEqual(looked, [0, 1, 2]);
+    slots.fill(undefined);
     assert.deepEqual(tick(), []);
+    assert.equal(looked.length, slots.length);
+    assert.deepEqual(tick(0), [], 'no positions: nothing looked at');
+    assert.deepEqual(looked, []);
+  });
+
+  it('poll(): an entry at two positions is queued for each', () => {
+    const sweep = new BlockSweep<Entry>(100, 8);
+    const [one] = entries(1);
+    const slots = [one, undefined, one];
+    const seen: Entry[] = [];
+    sweep.poll(
+      (position) => slots[position],
+      slots.length,
+      () => false,
+    );
+    sweep.next(
+      () => true,
+      (entry) => {
+        seen.push(entry);
+        return true;
+      },
+    );
+    assert.deepEqual(seen, [one, one]);
   });
 
   it('stops when the subscriber left, and clear() forgets the rest', () => {

@@ -434,8 +434,8 @@ export const SWEEP_SLICE = 4;
 export class BlockSweep<Entry = WorkerEntry> {
   #queue: Entry[] = [];
   #at = 0;
-  /** Where the poll's round-robin is: an iterator over the live entries, kept from tick to tick. */
-  #round: Iterator<Entry> | undefined;
+  /** Where the poll's round-robin is: the next position it looks at. */
+  #position = 0;
   readonly #slice: number;
   readonly #pollBlocks: number;
 
@@ -465,32 +465,28 @@ export class BlockSweep<Entry = WorkerEntry> {
   }
 
   /**
-   * Queues the next round-robin slice of blocks (after what is queued).
-   * The round goes on from where the last tick's stopped, through an
-   * iterator over the live collection kept between ticks (a `Map`'s
-   * iterator visits entries added meanwhile and skips removed ones), so a
-   * tick costs its slice, not a copy of every entry.
-   * @param entries A new iterator over every known entry, each time the same live collection.
-   * @param size How many entries there are.
+   * Queues the next round-robin slice of blocks (after what is queued): the
+   * entries found at the next positions of a positional collection (the
+   * slot table's slots), until `pollBlocks` are found or every position was
+   * looked at once. The round's place is a number kept from tick to tick,
+   * so a tick costs its slice and keeps nothing of the collection between
+   * ticks (an iterator kept over a `Map` would keep the map's obsolete
+   * tables alive after it grows, until its next step). An entry at two
+   * positions (a uid in two slots) is queued for each.
+   * @param at The entry at a position, or `undefined` (none there).
+   * @param span How many positions there are.
    * @param skip Whether an entry was just read: not to compare again.
    */
-  poll(entries: () => Iterator<Entry>, size: number, skip: (entry: Entry) => boolean): void {
-    const count = Math.min(size, this.#pollBlocks);
-    let round = this.#round ?? entries();
-    let restarted = false;
-    for (let taken = 0; taken < count;) {
-      const step = round.next();
-      if (step.done === true) {
-        // The end of a round: the next starts from the first entry (once per tick: none are left).
-        if (restarted) break;
-        round = entries();
-        restarted = true;
-        continue;
-      }
+  poll(at: (position: number) => Entry | undefined, span: number, skip: (entry: Entry) => boolean): void {
+    let position = this.#position < span ? this.#position : 0;
+    for (let looked = 0, taken = 0; looked < span && taken < this.#pollBlocks; looked += 1) {
+      const entry = at(position);
+      position = position + 1 === span ? 0 : position + 1;
+      if (entry === undefined) continue;
       taken += 1;
-      if (!skip(step.value)) this.#queue.push(step.value);
+      if (!skip(entry)) this.#queue.push(entry);
     }
-    this.#round = round;
+    this.#position = position;
   }
 
   /**

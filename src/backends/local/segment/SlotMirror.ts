@@ -138,6 +138,16 @@ export class SlotMirror {
     return this.#present.size;
   }
 
+  /** How many slots the copy has (the capacity last read; 0 when there is no table). */
+  get slots(): number {
+    return this.#prevLength / SLOT_SIZE;
+  }
+
+  /** @returns The uid in slot `slot`, per the copy, or `undefined` (free, or no such slot). */
+  uidAt(slot: number): string | undefined {
+    return slot < this.#prevLength / SLOT_SIZE ? this.#slotUids[slot] : undefined;
+  }
+
   /**
    * @returns Whether some slot holds `uid`, per the copy.
    */
