@@ -282,7 +282,7 @@ describe('WorkerBlocks', () => {
     const entry = workers.add(w.uid);
     workers.accept(entry, recordOf(encodeWorker(w)));
     workers.accept(entry, recordOf(Buffer.from([0xff, 0xff, 0xff])));
-    assert.equal(entry.ok, false);
+    assert.equal(workers.pendingCount, 1, 'pending: the record taken is not a worker');
     assert.equal(workers.told.get(w.uid), events[0]?.worker);
     workers.drop(entry, 'expired');
     assert.deepEqual(
@@ -329,6 +329,31 @@ describe('WorkerBlocks', () => {
       ['worker-added'],
     );
     assert.equal(workers.pendingCount, 0);
+    workers.close();
+  });
+
+  it('forgets a trouble once the record is taken: the same malformed bytes later are reported again, and a rejected record is taken again', () => {
+    const { events, diagnostics, workers } = setup();
+    const w = makeWorker({ version: '1' });
+    const entry = workers.add(w.uid);
+    const junk = recordOf(Buffer.from([0xff, 0xff, 0xff]));
+    const valid = recordOf(encodeWorker(w));
+    workers.accept(entry, junk);
+    assert.equal(diagnostics.length, 1);
+    assert.equal(workers.takePending().size, 1);
+    workers.accept(entry, valid);
+    assert.equal(workers.takePending().size, 0, 'taken: not pending');
+    workers.accept(entry, valid);
+    assert.equal(workers.takePending().size, 0, 'the same valid record again: not pending');
+    workers.accept(entry, junk);
+    assert.equal(diagnostics.length, 2, 'reported again after a valid record');
+    assert.equal(workers.takePending().size, 1);
+    workers.accept(entry, junk);
+    assert.equal(diagnostics.length, 2, 'the same junk again: not reported a third time');
+    assert.equal(workers.takePending().size, 1, 'the same junk again: still pending');
+    workers.accept(entry, valid);
+    assert.equal(workers.takePending().size, 0);
+    assert.deepEqual(events.map(summary), ['worker-added 1']);
     workers.close();
   });
 

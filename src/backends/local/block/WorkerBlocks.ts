@@ -26,12 +26,6 @@ export interface WorkerEntry extends BlockHandle, RecordDigest {
   taken: number;
   digestA: number;
   digestB: number;
-  /** Whether that record decoded to a valid worker of this uid. */
-  ok: boolean;
-  /** Bytes last reported as malformed, not to report them twice. */
-  reported: Buffer | undefined;
-  /** The block was last found missing or empty (reported if it still is at the next read). */
-  strike: Buffer | undefined;
   /**
    * The pid the worker's liveness follows, from its block's registrant
    * mark: > 0 that pid, 0 none (its record's pid), -1 not known (the record
@@ -51,6 +45,20 @@ export interface WorkerEntry extends BlockHandle, RecordDigest {
    * read: a subscriber's first scan reads every block.
    */
   readIn: number;
+}
+
+/**
+ * What a subscriber notes of an entry whose block or record could not be
+ * taken: kept apart from the entries, which are one per worker, where few
+ * ever have any.
+ */
+interface Trouble {
+  /** The record taken did not decode to a valid worker of its uid. */
+  undecodable: boolean;
+  /** Bytes last reported as malformed, not to report them twice. */
+  reported: Buffer | undefined;
+  /** The block was last found missing or empty (reported if it still is at the next read). */
+  strike: Buffer | undefined;
 }
 
 /**
@@ -131,6 +139,8 @@ export class WorkerBlocks {
   /** Scratch words of {@link recordDigest} (each digest is used before the next is computed). */
   readonly #digest = new Int32Array(4);
   #pending = new Set<WorkerEntry>();
+  /** The entries with a {@link Trouble}. */
+  readonly #troubles = new Map<WorkerEntry, Trouble>();
   /**
    * Versions and tags, one string each for every worker that carries it: a
    * pool's workers mostly carry the same few, and a subscriber holds every
@@ -219,9 +229,6 @@ export class WorkerBlocks {
       taken: 0,
       digestA: 0,
       digestB: 0,
-      ok: false,
-      reported: undefined,
-      strike: undefined,
       registrant: -1,
       told: undefined,
       readIn: 0,
@@ -240,6 +247,7 @@ export class WorkerBlocks {
     this.#reader.close(entry);
     this.#entries.delete(entry.uid);
     this.#pending.delete(entry);
+    this.#troubles.delete(entry);
     const told = entry.told;
     if (told === undefined) return;
     entry.told = undefined;
@@ -264,7 +272,7 @@ export class WorkerBlocks {
    * when unchanged); takes it when it changed, unless the journal moved meanwhile.
    */
   recheck(entry: WorkerEntry): void {
-    if (!this.#reader.unchanged(entry, entry.ok ? entry : undefined)) this.refresh(entry, true);
+    if (!this.#reader.unchanged(entry, this.#ok(entry) ? entry : undefined)) this.refresh(entry, true);
   }
 
   /**
@@ -284,19 +292,20 @@ export class WorkerBlocks {
         // per state.
         this.#pending.add(entry);
         const seen = Buffer.from(read.kind);
-        if (entry.strike?.equals(seen) === true) {
+        const trouble = this.#trouble(entry);
+        if (trouble.strike?.equals(seen) === true) {
           const why =
             read.kind === 'missing'
               ? 'a slot holds this uid but there is no block (removed, or garbage in the slot)'
               : 'the block is empty (truncated)';
           this.#malformed(entry, seen, why);
         }
-        entry.strike = seen;
+        trouble.strike = seen;
         return;
       }
       default:
         this.#pending.add(entry);
-        entry.strike = undefined;
+        this.#heal(entry, 'read');
         if (read.kind === 'bad-length') {
           const why =
             `its length prefix exceeds the ${read.length}-byte block (it claims ${read.claimed} bytes: truncated or ` +
@@ -311,7 +320,7 @@ export class WorkerBlocks {
         }
         return;
     }
-    entry.strike = undefined;
+    this.#heal(entry, 'read');
     if (guard && !this.#isTaken(entry, read.record) && this.#journal.moved()) {
       this.#pending.add(entry);
       this.#schedule();
@@ -349,28 +358,28 @@ export class WorkerBlocks {
   accept(entry: WorkerEntry, record: Buffer, registrant?: number): void {
     if (registrant !== undefined) entry.registrant = registrant;
     if (this.#isTaken(entry, record)) {
-      if (!entry.ok) this.#pending.add(entry);
+      if (!this.#ok(entry)) this.#pending.add(entry);
       return;
     }
     entry.taken = record.length;
     entry.digestA = this.#digest[0] ?? 0;
     entry.digestB = this.#digest[1] ?? 0;
-    entry.ok = false;
     let worker: WorkerInfo;
     try {
       worker = decodeWorkerSharing(record.subarray(LENGTH_PREFIX), entry.uid, this.#share, this.#shareTags);
     } catch (error) {
       this.#pending.add(entry);
+      this.#trouble(entry).undecodable = true;
       this.#malformed(entry, record, errorMessage(error), error);
       return;
     }
     if (worker.uid !== entry.uid) {
       this.#pending.add(entry);
+      this.#trouble(entry).undecodable = true;
       this.#malformed(entry, record, `it holds worker ${worker.uid}`);
       return;
     }
-    entry.ok = true;
-    entry.reported = undefined;
+    this.#heal(entry, 'taken');
     if (registrant === undefined) {
       const previous = entry.told;
       if (previous === undefined) entry.registrant = 0;
@@ -401,11 +410,47 @@ export class WorkerBlocks {
     this.#entries.clear();
     this.#told.size = 0;
     this.#pending.clear();
+    this.#troubles.clear();
+  }
+
+  /** Whether the entry's record taken decoded to a valid worker of its uid (none taken: no). */
+  #ok(entry: WorkerEntry): boolean {
+    return entry.taken !== 0 && (this.#troubles.size === 0 || this.#troubles.get(entry)?.undecodable !== true);
+  }
+
+  /** @returns The entry's trouble, noted now if it had none. */
+  #trouble(entry: WorkerEntry): Trouble {
+    let trouble = this.#troubles.get(entry);
+    if (trouble === undefined) {
+      trouble = { undecodable: false, reported: undefined, strike: undefined };
+      this.#troubles.set(entry, trouble);
+    }
+    return trouble;
+  }
+
+  /**
+   * Forgets what no longer holds of an entry's trouble: `read`, its block
+   * was read (a strike); `taken`, its record was taken and decoded (that it
+   * did not, and what was reported).
+   */
+  #heal(entry: WorkerEntry, what: 'read' | 'taken'): void {
+    if (this.#troubles.size === 0) return;
+    const trouble = this.#troubles.get(entry);
+    if (trouble === undefined) return;
+    if (what === 'read') trouble.strike = undefined;
+    else {
+      trouble.undecodable = false;
+      trouble.reported = undefined;
+    }
+    if (!trouble.undecodable && trouble.reported === undefined && trouble.strike === undefined) {
+      this.#troubles.delete(entry);
+    }
   }
 
   #malformed(entry: WorkerEntry, bytes: Buffer, why: string, error?: unknown): void {
-    if (entry.reported?.equals(bytes) === true) return;
-    entry.reported = Buffer.from(bytes);
+    const trouble = this.#trouble(entry);
+    if (trouble.reported?.equals(bytes) === true) return;
+    trouble.reported = Buffer.from(bytes);
     this.#diagnostics.next({
       kind: 'malformed-record',
       namespace: this.#namespace,
