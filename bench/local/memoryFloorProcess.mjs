@@ -1,8 +1,9 @@
 // Bench child: the floor under the subscriber memory figure (see
 // benchLocalMemoryFloor in bulk.ts). Plain Node.js, like memoryProcess.mjs,
-// and nothing of woolrx. It notes its RSS after a full GC three times:
-// (and its live memory: V8 heap used plus buffers) bare; with RxJS loaded (woolrx's peer dependency: every subscriber
-// process loads it); and holding, besides, `workers` frozen plain objects of
+// and nothing of woolrx. It notes its RSS (and its live memory: V8 heap used
+// plus buffers) after a full GC three times, a fourth with argv[3]: bare;
+// with RxJS loaded (woolrx's peer dependency: every subscriber process loads
+// it); and holding, besides, `workers` frozen plain objects of
 // the workers the subscriber is measured with (the fields a WorkerInfo has,
 // one shared options object) in a Map by uid — what any Node.js process
 // that knows them pays. Its strings are flat, as a decoder of the wire (JSON,
